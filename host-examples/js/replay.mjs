@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Replays an agent trace through failmem and prints what it saw, as
+// host-examples/REPLAY.md specifies (the same bytes as `failmem replay`).
+//
+//   node replay.mjs TRACE.jsonl [--json] [--config FILE]
+
+import { readFileSync } from 'node:fs';
+import { configFromCanonical } from './canonical.mjs';
+import { FailmemError, Session } from './failmem.mjs';
+import { TraceError, parseTrace, replayTrace } from './trace.mjs';
+
+const USAGE = 'usage: node replay.mjs TRACE.jsonl [--json] [--config FILE]';
+
+/** Prints `message` on stderr and exits with `code`. */
+function die(message, code = 2) {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+function parseArgs(argv) {
+  const opts = { trace: undefined, json: false, config: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') opts.json = true;
+    else if (arg === '--config') {
+      if (i + 1 >= argv.length) die(`--config needs a FILE\n${USAGE}`);
+      opts.config = argv[++i];
+    } else if (arg.startsWith('--config=')) opts.config = arg.slice('--config='.length);
+    else if (arg === '-h' || arg === '--help') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (arg.startsWith('-') && arg !== '-') die(`unknown option ${arg}\n${USAGE}`);
+    else if (opts.trace === undefined) opts.trace = arg;
+    else die(`only one trace may be given\n${USAGE}`);
+  }
+  if (opts.trace === undefined) die(USAGE);
+  return opts;
+}
+
+function read(path, what) {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    return die(`reading ${what} ${path}: ${err.message}`);
+  }
+}
+
+const opts = parseArgs(process.argv.slice(2));
+
+let config = {};
+if (opts.config !== undefined) {
+  try {
+    config = configFromCanonical(JSON.parse(read(opts.config, 'config')));
+  } catch (err) {
+    die(`config ${opts.config}: ${err.message}; it must be a WIT config record in canonical JSON (kebab-case keys)`);
+  }
+}
+
+let items;
+try {
+  items = parseTrace(read(opts.trace, 'trace'));
+} catch (err) {
+  if (err instanceof TraceError) die(err.message);
+  throw err;
+}
+
+let session;
+try {
+  session = Session.create(config);
+} catch (err) {
+  if (err instanceof FailmemError) die(`config ${opts.config}: ${err.message}`);
+  throw err;
+}
+
+try {
+  process.stdout.write(replayTrace(session, items, { json: opts.json }));
+} catch (err) {
+  if (err instanceof FailmemError) die(`replay failed: ${err.message}`, 1);
+  throw err;
+} finally {
+  session.dispose();
+}

@@ -1,0 +1,98 @@
+"""failmem for Python: failure memory for LLM agents.
+
+A thin wrapper over the ``failmem.wasm`` WebAssembly component (run with
+wasmtime-py). It classifies tool outcomes, tracks a session's failures across
+context compaction, detects a stuck agent and renders the prompt blocks to
+show the model::
+
+    import failmem
+
+    with failmem.Session.create(failmem.Config(breaker_threshold=3)) as s:
+        report = s.observe(tool="bash", args={"command": "pytest"},
+                           output="E   AssertionError", exit_code=1)
+        if report.classification.is_failure:
+            recovery = s.render("recovery")
+
+The component is loaded from ``$FAILMEM_COMPONENT`` or
+``<repo>/target/component/failmem.wasm`` (built by ``cargo xtask build``).
+"""
+
+from __future__ import annotations
+
+from ._engine import Engine, component_path, default_engine
+from .errors import (
+    ComponentNotFoundError,
+    FailmemError,
+    InvalidConfigError,
+    InvalidSnapshotError,
+    InvalidTemplateError,
+    OtherError,
+    RenderFailedError,
+    TooLargeError,
+    UnknownFailureError,
+    UnknownTemplateError,
+    UnsupportedVersionError,
+)
+from .session import Session, classify, rules
+from .types import (
+    Action,
+    Category,
+    CategoryCount,
+    Classification,
+    Config,
+    Event,
+    EventKind,
+    FailureRecord,
+    HostRule,
+    Ledger,
+    Pattern,
+    PatternKind,
+    RenderOptions,
+    RuleInfo,
+    Stats,
+    StepReport,
+    TemplateSource,
+    ToolOutcome,
+    Verdict,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Engine",
+    "component_path",
+    "default_engine",
+    "Session",
+    "classify",
+    "rules",
+    "FailmemError",
+    "InvalidConfigError",
+    "InvalidSnapshotError",
+    "UnsupportedVersionError",
+    "UnknownTemplateError",
+    "InvalidTemplateError",
+    "RenderFailedError",
+    "UnknownFailureError",
+    "TooLargeError",
+    "OtherError",
+    "ComponentNotFoundError",
+    "Action",
+    "Category",
+    "CategoryCount",
+    "Classification",
+    "Config",
+    "Event",
+    "EventKind",
+    "FailureRecord",
+    "HostRule",
+    "Ledger",
+    "Pattern",
+    "PatternKind",
+    "RenderOptions",
+    "RuleInfo",
+    "Stats",
+    "StepReport",
+    "TemplateSource",
+    "ToolOutcome",
+    "Verdict",
+]

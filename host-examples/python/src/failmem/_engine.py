@@ -1,0 +1,423 @@
+"""Loading the failmem component with wasmtime-py and calling its exports.
+
+This is the only module that touches :mod:`wasmtime`. It converts Python
+values to the shapes wasmtime-py's component API expects and back:
+
+* a WIT record argument is any object whose attributes carry the kebab-case
+  field names (we use :class:`types.SimpleNamespace` built with ``setattr``);
+  a record result is a ``wasmtime.component.Record`` read with ``getattr``;
+* a WIT enum is a plain ``str`` (the case name);
+* ``option<T>`` is ``None`` or the value;
+* ``result<T, error>`` is returned *untagged*: the ok value itself, or a
+  ``wasmtime.component.Variant(tag, payload)`` for the ``error`` variant
+  (whose cases share payload types, so it is always tagged);
+* a resource is a ``ResourceAny`` handle: an owned handle comes back from
+  the static constructors, methods take it (borrowed) as their first
+  argument, and ``ResourceAny.drop(store)`` runs the guest destructor;
+* every call is followed by ``Func.post_return(store)``.
+
+wasmtime-py does not range-check integers (ctypes silently wraps a negative
+``u32``), so every integer is checked here before it is lowered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Dict, List, Optional, Union
+
+import wasmtime
+import wasmtime.component as wc
+
+from .errors import ComponentNotFoundError, error_from_case
+from .types import (
+    Action,
+    Category,
+    CategoryCount,
+    Classification,
+    Config,
+    Event,
+    EventKind,
+    FailureRecord,
+    HostRule,
+    Ledger,
+    Pattern,
+    PatternKind,
+    RuleInfo,
+    Stats,
+    StepReport,
+    TemplateSource,
+    ToolOutcome,
+    Verdict,
+)
+
+__all__ = ["Engine", "default_engine", "component_path"]
+
+_CLASSIFIER = "failmem:core/classifier@0.1.0"
+_TRACKER = "failmem:core/tracker@0.1.0"
+
+_TRACKER_FUNCS = (
+    "[static]session.create",
+    "[static]session.restore",
+    "[method]session.observe",
+    "[method]session.turn",
+    "[method]session.compacted",
+    "[method]session.resolve",
+    "[method]session.failures",
+    "[method]session.patterns",
+    "[method]session.ledger",
+    "[method]session.stats",
+    "[method]session.render",
+    "[method]session.snapshot",
+)
+
+
+# --------------------------------------------------------------------------
+# Locating the component
+
+
+def _repo_root() -> Optional[Path]:
+    """The repository root above this file (holding ``wit/world.wit``), if any."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "wit" / "world.wit").is_file() and (parent / "Cargo.toml").is_file():
+            return parent
+    return None
+
+
+def component_path() -> Path:
+    """Where the component is looked for.
+
+    ``$FAILMEM_COMPONENT`` if set, else ``<repo>/target/component/failmem.wasm``
+    with ``<repo>`` found by walking up from this package's source file.
+    """
+    env = os.environ.get("FAILMEM_COMPONENT")
+    if env:
+        return Path(env)
+    root = _repo_root()
+    if root is None:
+        raise ComponentNotFoundError(
+            "cannot find the failmem repository above "
+            f"{Path(__file__).resolve().parent}; set FAILMEM_COMPONENT to the path "
+            "of failmem.wasm (built by `cargo xtask build`)"
+        )
+    return root / "target" / "component" / "failmem.wasm"
+
+
+# --------------------------------------------------------------------------
+# Lowering (Python -> wasmtime values)
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} is {value}; it must be from {lo} to {hi}")
+    return value
+
+
+def _u32(name: str, value: Any) -> int:
+    return _check_int(name, value, 0, 0xFFFF_FFFF)
+
+
+def _opt_u32(name: str, value: Any) -> Optional[int]:
+    return None if value is None else _u32(name, value)
+
+
+def _str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _opt_bool(name: str, value: Any) -> Optional[bool]:
+    if value is not None and not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool or None, not {type(value).__name__}")
+    return value
+
+
+def _str_list(name: str, value: Any) -> List[str]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of str")
+    return [_str(f"{name}[{i}]", v) for i, v in enumerate(value)]
+
+
+def _enum_value(name: str, value: Any) -> str:
+    if isinstance(value, Category):
+        return value.value
+    return _str(name, value)
+
+
+def _record(**fields: Any) -> SimpleNamespace:
+    """A record argument: attributes named by the kebab-case WIT fields."""
+    ns = SimpleNamespace()
+    for key, val in fields.items():
+        setattr(ns, key.replace("_", "-"), val)
+    return ns
+
+
+def args_text(args: Any) -> str:
+    """A tool call's ``args`` as the string the engine takes.
+
+    A string is passed as is; ``None`` is the empty string; anything else is
+    serialized as compact JSON, exactly as the conformance suite does.
+    """
+    if args is None:
+        return ""
+    if isinstance(args, str):
+        return args
+    return json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+
+
+def lower_outcome(outcome: ToolOutcome) -> SimpleNamespace:
+    """A :class:`ToolOutcome` as a WIT ``tool-outcome`` record argument."""
+    exit_code = outcome.exit_code
+    if exit_code is not None:
+        exit_code = _check_int("exit_code", exit_code, -(2**31), 2**31 - 1)
+    return _record(
+        tool=_str("tool", outcome.tool if outcome.tool is not None else ""),
+        args=args_text(outcome.args),
+        output=_str("output", outcome.output if outcome.output is not None else ""),
+        exit_code=exit_code,
+        is_error=_opt_bool("is_error", outcome.is_error),
+    )
+
+
+def _lower_rule(i: int, rule: Union[HostRule, Dict[str, Any]]) -> SimpleNamespace:
+    if isinstance(rule, dict):
+        rule = HostRule(
+            id=rule.get("id", ""),
+            tools=rule.get("tools", []) or [],
+            pattern=rule.get("pattern", ""),
+            category=rule.get("category", ""),
+            suggestion=rule.get("suggestion"),
+        )
+    at = f"rules[{i}]"
+    return _record(
+        id=_str(f"{at}.id", rule.id),
+        tools=_str_list(f"{at}.tools", rule.tools),
+        pattern=_str(f"{at}.pattern", rule.pattern),
+        category=_enum_value(f"{at}.category", rule.category),
+        suggestion=None if rule.suggestion is None else _str(f"{at}.suggestion", rule.suggestion),
+    )
+
+
+def _lower_template(i: int, t: Union[TemplateSource, Dict[str, Any]]) -> SimpleNamespace:
+    if isinstance(t, dict):
+        t = TemplateSource(name=t.get("name", ""), source=t.get("source", ""))
+    return _record(name=_str(f"templates[{i}].name", t.name), source=_str(f"templates[{i}].source", t.source))
+
+
+def lower_config(config: Config) -> SimpleNamespace:
+    """A :class:`Config` as a WIT ``config`` record argument."""
+    c = config
+    return _record(
+        max_failures=_opt_u32("max_failures", c.max_failures),
+        breaker_threshold=_opt_u32("breaker_threshold", c.breaker_threshold),
+        streak_threshold=_opt_u32("streak_threshold", c.streak_threshold),
+        loop_nudge_threshold=_opt_u32("loop_nudge_threshold", c.loop_nudge_threshold),
+        loop_stop_threshold=_opt_u32("loop_stop_threshold", c.loop_stop_threshold),
+        exempt_tools=None if c.exempt_tools is None else _str_list("exempt_tools", c.exempt_tools),
+        available_tools=None if c.available_tools is None else _str_list("available_tools", c.available_tools),
+        rules=None if c.rules is None else [_lower_rule(i, r) for i, r in enumerate(c.rules)],
+        templates=None if c.templates is None else [_lower_template(i, t) for i, t in enumerate(c.templates)],
+        token_budget=_opt_u32("token_budget", c.token_budget),
+        always_show_failures=_opt_bool("always_show_failures", c.always_show_failures),
+        max_output_bytes=_opt_u32("max_output_bytes", c.max_output_bytes),
+    )
+
+
+# --------------------------------------------------------------------------
+# Lifting (wasmtime values -> Python)
+
+
+def _g(rec: Any, name: str) -> Any:
+    return getattr(rec, name)
+
+
+def lift_classification(r: Any) -> Classification:
+    cat = _g(r, "category")
+    return Classification(
+        category=None if cat is None else Category(cat),
+        tracked=_g(r, "tracked"),
+        terminal=_g(r, "terminal"),
+        description=_g(r, "description"),
+        suggestion=_g(r, "suggestion"),
+        fingerprint=_g(r, "fingerprint"),
+        rule=_g(r, "rule"),
+    )
+
+
+def lift_pattern(r: Any) -> Pattern:
+    return Pattern(
+        kind=PatternKind(_g(r, "kind")),
+        subject=_g(r, "subject"),
+        count=_g(r, "count"),
+        confidence=_g(r, "confidence"),
+        suggestion=_g(r, "suggestion"),
+    )
+
+
+def lift_event(r: Any) -> Event:
+    p = _g(r, "pattern")
+    return Event(
+        kind=EventKind(_g(r, "kind")),
+        failure_id=_g(r, "failure-id"),
+        pattern=None if p is None else lift_pattern(p),
+        message=_g(r, "message"),
+    )
+
+
+def lift_step_report(r: Any) -> StepReport:
+    v = _g(r, "verdict")
+    return StepReport(
+        step=_g(r, "step"),
+        turn=_g(r, "turn"),
+        classification=lift_classification(_g(r, "classification")),
+        failure_id=_g(r, "failure-id"),
+        verdict=Verdict(
+            action=Action(_g(v, "action")),
+            reason=_g(v, "reason"),
+            can_continue=_g(v, "can-continue"),
+            sentinel=_g(v, "sentinel"),
+        ),
+        events=[lift_event(e) for e in _g(r, "events")],
+    )
+
+
+def lift_failure_record(r: Any) -> FailureRecord:
+    return FailureRecord(
+        id=_g(r, "id"),
+        tool=_g(r, "tool"),
+        category=Category(_g(r, "category")),
+        description=_g(r, "description"),
+        suggestion=_g(r, "suggestion"),
+        args=_g(r, "args"),
+        fingerprint=_g(r, "fingerprint"),
+        step=_g(r, "step"),
+        turn=_g(r, "turn"),
+        first_turn=_g(r, "first-turn"),
+        occurrences=_g(r, "occurrences"),
+        resolved=_g(r, "resolved"),
+    )
+
+
+def lift_stats(r: Any) -> Stats:
+    return Stats(
+        steps=_g(r, "steps"),
+        turns=_g(r, "turns"),
+        compactions=_g(r, "compactions"),
+        failures=_g(r, "failures"),
+        tracked=_g(r, "tracked"),
+        resolved=_g(r, "resolved"),
+        evicted=_g(r, "evicted"),
+        nudges=_g(r, "nudges"),
+        stops=_g(r, "stops"),
+        by_category=[
+            CategoryCount(category=Category(_g(c, "category")), count=_g(c, "count")) for c in _g(r, "by-category")
+        ],
+    )
+
+
+def lift_ledger(r: Any) -> Ledger:
+    return Ledger(files_read=list(_g(r, "files-read")), files_modified=list(_g(r, "files-modified")))
+
+
+def lift_rule_info(r: Any) -> RuleInfo:
+    return RuleInfo(
+        id=_g(r, "id"), scope=_g(r, "scope"), pattern=_g(r, "pattern"), category=Category(_g(r, "category"))
+    )
+
+
+def unwrap_result(value: Any) -> Any:
+    """The ok value of a lifted ``result<T, error>``, or raise its error.
+
+    wasmtime-py lifts this result untagged: the ``error`` variant arrives as a
+    ``Variant(tag, payload)``, and no ok type of this WIT lifts to a Variant.
+    """
+    if isinstance(value, wc.Variant):
+        raise error_from_case(value.tag, value.payload)
+    return value
+
+
+# --------------------------------------------------------------------------
+# The engine
+
+
+class Engine:
+    """One compiled failmem component, instantiated in one wasmtime store.
+
+    Sessions created through an engine live in its store. An engine is not
+    thread-safe: calls are serialized with a lock. Compiling the component
+    takes a moment, so reuse one engine (see :func:`default_engine`).
+
+    Args:
+        path: The component file; defaults to :func:`component_path`.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike, None] = None) -> None:
+        self.path = Path(path) if path is not None else component_path()
+        if not self.path.is_file():
+            raise ComponentNotFoundError(
+                f"failmem component not found at {self.path}: run `cargo xtask build` "
+                "from the repository root (or set FAILMEM_COMPONENT to the .wasm path)"
+            )
+        self._lock = threading.RLock()
+        self._engine = wasmtime.Engine()
+        self._component = wc.Component.from_file(self._engine, str(self.path))
+        self._store = wasmtime.Store(self._engine)
+        self._instance = wc.Linker(self._engine).instantiate(self._store, self._component)
+        self._funcs: Dict[str, wc.Func] = {}
+        for iface, names in ((_CLASSIFIER, ("classify", "rules")), (_TRACKER, _TRACKER_FUNCS)):
+            idx = self._instance.get_export_index(self._store, iface)
+            if idx is None:
+                raise RuntimeError(f"{self.path} does not export {iface}")
+            for name in names:
+                fidx = self._instance.get_export_index(self._store, name, idx)
+                func = self._instance.get_func(self._store, fidx) if fidx is not None else None
+                if func is None:
+                    raise RuntimeError(f"{self.path} does not export {iface}#{name}")
+                self._funcs[name] = func
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Calls export ``name`` with already-lowered arguments.
+
+        Returns the lifted result, after ``post_return``. The lifted result
+        owns copies of all guest data, so it stays valid afterwards.
+        """
+        func = self._funcs[name]
+        with self._lock:
+            result = func(self._store, *args)
+            func.post_return(self._store)
+        return result
+
+    def drop(self, handle: "wc.ResourceAny") -> None:
+        """Drops an owned resource handle, running the guest destructor."""
+        with self._lock:
+            handle.drop(self._store)
+
+    # ---- classifier ------------------------------------------------------
+
+    def classify(self, outcome: ToolOutcome) -> Classification:
+        """See :func:`failmem.classify`."""
+        return lift_classification(self.call("classify", lower_outcome(outcome)))
+
+    def rules(self) -> List[RuleInfo]:
+        """See :func:`failmem.rules`."""
+        return [lift_rule_info(r) for r in self.call("rules")]
+
+
+_DEFAULT: Optional[Engine] = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_engine() -> Engine:
+    """The module-level engine, created (and the component compiled) on first use."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = Engine()
+        return _DEFAULT

@@ -1,0 +1,290 @@
+"""Python mirrors of the WIT types of ``failmem:core@0.1.0``.
+
+Every record is a frozen-free :class:`dataclasses.dataclass` whose fields are
+the WIT fields in declaration order, with ``snake_case`` names (the WIT name is
+the field name with ``_`` replaced by ``-``). Every WIT enum is an
+:class:`enum.Enum` whose values are the kebab-case case names. This order and
+naming is what :mod:`failmem.canonical` relies on to produce canonical JSON.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Union
+
+__all__ = [
+    "Category",
+    "Action",
+    "EventKind",
+    "PatternKind",
+    "ToolOutcome",
+    "Classification",
+    "RuleInfo",
+    "HostRule",
+    "TemplateSource",
+    "Config",
+    "Verdict",
+    "Pattern",
+    "Event",
+    "StepReport",
+    "FailureRecord",
+    "Ledger",
+    "CategoryCount",
+    "Stats",
+    "RenderOptions",
+]
+
+
+class Category(str, enum.Enum):
+    """What kind of failure a tool outcome is (WIT ``types.category``)."""
+
+    EDIT_MISMATCH = "edit-mismatch"
+    NOT_FOUND = "not-found"
+    MISSING_DEPENDENCY = "missing-dependency"
+    PERMISSION = "permission"
+    SYNTAX = "syntax"
+    TYPE_ERROR = "type-error"
+    API_MISMATCH = "api-mismatch"
+    BUILD_FAILURE = "build-failure"
+    TEST_FAILURE = "test-failure"
+    INVALID_ARGUMENTS = "invalid-arguments"
+    UNKNOWN_TOOL = "unknown-tool"
+    NO_TOOL_CALL = "no-tool-call"
+    NETWORK = "network"
+    TIMEOUT = "timeout"
+    RESOURCE = "resource"
+    PROVIDER_ERROR = "provider-error"
+    CANCELLED = "cancelled"
+    RUNTIME = "runtime"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Action(str, enum.Enum):
+    """What the agent loop should do next (WIT ``tracker.action``)."""
+
+    CONTINUE = "continue"
+    NUDGE = "nudge"
+    STOP = "stop"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PatternKind(str, enum.Enum):
+    """A recurring failure shape (WIT ``tracker.pattern-kind``)."""
+
+    REPEATED_ACTION = "repeated-action"
+    REPEATED_ERROR = "repeated-error"
+    CATEGORY_CLUSTER = "category-cluster"
+    ESCALATING = "escalating"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class EventKind(str, enum.Enum):
+    """What kind of thing happened during a step (WIT ``tracker.event-kind``)."""
+
+    FAILURE_RECORDED = "failure-recorded"
+    FAILURE_REPEATED = "failure-repeated"
+    FAILURE_EVICTED = "failure-evicted"
+    FAILURE_RESOLVED = "failure-resolved"
+    BREAKER_TRIPPED = "breaker-tripped"
+    STREAK_TRIPPED = "streak-tripped"
+    CALL_LOOP = "call-loop"
+    CALL_CYCLE = "call-cycle"
+    PATTERN_DETECTED = "pattern-detected"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class ToolOutcome:
+    """One tool call and what came of it (WIT ``types.tool-outcome``).
+
+    ``args`` may be JSON text (passed as is) or any other JSON-serializable
+    value, which is serialized as compact JSON before it reaches the engine.
+    """
+
+    tool: str = ""
+    args: Any = ""
+    output: str = ""
+    exit_code: Optional[int] = None
+    is_error: Optional[bool] = None
+
+
+@dataclass
+class Classification:
+    """What failmem made of one tool outcome (WIT ``types.classification``)."""
+
+    category: Optional[Category]
+    tracked: bool
+    terminal: bool
+    description: str
+    suggestion: str
+    fingerprint: str
+    rule: str
+
+    @property
+    def is_failure(self) -> bool:
+        """Whether the outcome was classified as a failure."""
+        return self.category is not None
+
+
+@dataclass
+class RuleInfo:
+    """One row of the built-in rule table (WIT ``classifier.rule-info``)."""
+
+    id: str
+    scope: str
+    pattern: str
+    category: Category
+
+
+@dataclass(kw_only=True)
+class HostRule:
+    """A host-supplied classification rule (WIT ``tracker.host-rule``).
+
+    Keyword-only, so the fields can stay in WIT declaration order while
+    ``tools`` and ``suggestion`` keep their defaults.
+    """
+
+    id: str
+    tools: List[str] = field(default_factory=list)
+    pattern: str
+    category: Union[Category, str]
+    suggestion: Optional[str] = None
+
+
+@dataclass
+class TemplateSource:
+    """A host template replacing or adding one (WIT ``tracker.template-source``)."""
+
+    name: str
+    source: str
+
+
+@dataclass
+class Config:
+    """A session's configuration (WIT ``tracker.config``).
+
+    Every field is optional; ``None`` takes the engine's documented default.
+    """
+
+    max_failures: Optional[int] = None
+    breaker_threshold: Optional[int] = None
+    streak_threshold: Optional[int] = None
+    loop_nudge_threshold: Optional[int] = None
+    loop_stop_threshold: Optional[int] = None
+    exempt_tools: Optional[List[str]] = None
+    available_tools: Optional[List[str]] = None
+    rules: Optional[List[HostRule]] = None
+    templates: Optional[List[TemplateSource]] = None
+    token_budget: Optional[int] = None
+    always_show_failures: Optional[bool] = None
+    max_output_bytes: Optional[int] = None
+
+
+@dataclass
+class Verdict:
+    """The detector's advice after a step (WIT ``tracker.verdict``)."""
+
+    action: Action
+    reason: str
+    can_continue: bool
+    sentinel: Optional[str]
+
+
+@dataclass
+class Pattern:
+    """One detected failure pattern (WIT ``tracker.pattern``)."""
+
+    kind: PatternKind
+    subject: str
+    count: int
+    confidence: int
+    suggestion: str
+
+
+@dataclass
+class Event:
+    """Something that happened during a step (WIT ``tracker.event``)."""
+
+    kind: EventKind
+    failure_id: Optional[int]
+    pattern: Optional[Pattern]
+    message: str
+
+
+@dataclass
+class StepReport:
+    """The result of observing one tool outcome (WIT ``tracker.step-report``)."""
+
+    step: int
+    turn: int
+    classification: Classification
+    failure_id: Optional[int]
+    verdict: Verdict
+    events: List[Event]
+
+
+@dataclass
+class FailureRecord:
+    """A remembered failure (WIT ``tracker.failure-record``)."""
+
+    id: int
+    tool: str
+    category: Category
+    description: str
+    suggestion: str
+    args: str
+    fingerprint: str
+    step: int
+    turn: int
+    first_turn: int
+    occurrences: int
+    resolved: bool
+
+
+@dataclass
+class Ledger:
+    """Files the agent touched (WIT ``tracker.ledger``)."""
+
+    files_read: List[str]
+    files_modified: List[str]
+
+
+@dataclass
+class CategoryCount:
+    """Failures seen of one category (WIT ``tracker.category-count``)."""
+
+    category: Category
+    count: int
+
+
+@dataclass
+class Stats:
+    """Counters over the whole session (WIT ``tracker.stats``)."""
+
+    steps: int
+    turns: int
+    compactions: int
+    failures: int
+    tracked: int
+    resolved: int
+    evicted: int
+    nudges: int
+    stops: int
+    by_category: List[CategoryCount]
+
+
+@dataclass
+class RenderOptions:
+    """Options for one render (WIT ``tracker.render-options``)."""
+
+    token_budget: Optional[int] = None

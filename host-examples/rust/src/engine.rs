@@ -1,0 +1,410 @@
+//! The typed wrapper over the component: load it, create sessions, call them.
+//!
+//! Two kinds of failure come back from every call. A trap or a host-side
+//! problem is the outer `anyhow::Error`; an `error` the guest returned through
+//! a WIT `result` is the inner [`GuestError`], which carries the WIT case and
+//! its payload.
+
+use crate::bindings;
+use crate::bindings::exports::failmem::core::classifier::RuleInfo;
+use crate::bindings::exports::failmem::core::tracker::{
+    Config, FailureRecord, Ledger, Pattern, RenderOptions, Stats, StepReport,
+};
+use crate::bindings::exports::failmem::core::types::{Classification, Error, ToolOutcome};
+use anyhow::{Context, Result, bail};
+use std::cell::RefCell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use wasmtime::component::{Component, Linker, ResourceAny};
+use wasmtime::{Engine, Store};
+
+/// The environment variable that overrides [`default_component_path`].
+pub const COMPONENT_ENV: &str = "FAILMEM_COMPONENT";
+
+/// Converts a `wasmtime::Result` into an `anyhow::Result`.
+///
+/// Since wasmtime 42 `wasmtime::Error` is its own type and does not implement
+/// `std::error::Error`, so anyhow's `.context(...)` cannot be called on a
+/// `wasmtime::Result` directly; convert first.
+fn wt<T>(result: wasmtime::Result<T>) -> Result<T> {
+    result.map_err(anyhow::Error::from)
+}
+
+/// The workspace root: two levels above this crate's manifest directory.
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// Where the component is looked for when no path is given: the
+/// `FAILMEM_COMPONENT` environment variable if it is set, else
+/// `<workspace root>/target/component/failmem.wasm`, where
+/// `cargo xtask build` writes it.
+pub fn default_component_path() -> PathBuf {
+    match std::env::var_os(COMPONENT_ENV) {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => workspace_root().join("target/component/failmem.wasm"),
+    }
+}
+
+/// An `error` returned by the guest through a WIT `result`: the call was
+/// refused and changed nothing.
+#[derive(Clone, Debug)]
+pub struct GuestError(pub Error);
+
+impl GuestError {
+    /// The WIT case name in kebab-case, e.g. `invalid-config`.
+    pub fn case(&self) -> &'static str {
+        match &self.0 {
+            Error::InvalidConfig(_) => "invalid-config",
+            Error::InvalidSnapshot(_) => "invalid-snapshot",
+            Error::UnsupportedVersion(_) => "unsupported-version",
+            Error::UnknownTemplate(_) => "unknown-template",
+            Error::InvalidTemplate(_) => "invalid-template",
+            Error::RenderFailed(_) => "render-failed",
+            Error::UnknownFailure(_) => "unknown-failure",
+            Error::TooLarge(_) => "too-large",
+            Error::Other(_) => "other",
+        }
+    }
+
+    /// The case's payload: its text, or the failure id for `unknown-failure`.
+    pub fn payload(&self) -> Payload<'_> {
+        match &self.0 {
+            Error::InvalidConfig(s)
+            | Error::InvalidSnapshot(s)
+            | Error::UnsupportedVersion(s)
+            | Error::UnknownTemplate(s)
+            | Error::InvalidTemplate(s)
+            | Error::RenderFailed(s)
+            | Error::TooLarge(s)
+            | Error::Other(s) => Payload::Text(s),
+            Error::UnknownFailure(id) => Payload::Id(*id),
+        }
+    }
+}
+
+/// The payload of a [`GuestError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload<'a> {
+    /// The text of every case but `unknown-failure`.
+    Text(&'a str),
+    /// The failure id of `unknown-failure`.
+    Id(u32),
+}
+
+impl fmt::Display for GuestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.payload() {
+            Payload::Text(text) => write!(f, "{}: {text}", self.case()),
+            Payload::Id(id) => write!(f, "{}: {id}", self.case()),
+        }
+    }
+}
+
+impl std::error::Error for GuestError {}
+
+/// The store and the instance's exports, shared by the loader and every
+/// session it created.
+struct Instance {
+    store: Store<()>,
+    exports: bindings::Engine,
+}
+
+/// A loaded and instantiated failmem component.
+///
+/// Cloning is cheap and shares the instance; so do the [`Session`]s it
+/// creates. Not `Send`: keep it on one thread.
+#[derive(Clone)]
+pub struct Failmem {
+    path: PathBuf,
+    engine: Engine,
+    component: Component,
+    instance: Rc<RefCell<Instance>>,
+}
+
+impl fmt::Debug for Failmem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Failmem").field("path", &self.path).finish()
+    }
+}
+
+impl Failmem {
+    /// Loads the component at [`default_component_path`].
+    pub fn load_default() -> Result<Self> {
+        Self::load(&default_component_path())
+    }
+
+    /// Compiles and instantiates the component at `path`. The component
+    /// imports nothing, so the linker is empty and there is no WASI.
+    pub fn load(path: &Path) -> Result<Self> {
+        if !path.is_file() {
+            bail!(
+                "no failmem component at {}: run `cargo xtask build` first, \
+                 or set {COMPONENT_ENV} to the component's path",
+                path.display()
+            );
+        }
+        let engine = Engine::default();
+        let component = wt(Component::from_file(&engine, path)).with_context(|| {
+            format!(
+                "loading component {} (rebuild it with `cargo xtask build`)",
+                path.display()
+            )
+        })?;
+        let linker = Linker::<()>::new(&engine);
+        let mut store = Store::new(&engine, ());
+        let exports = wt(bindings::Engine::instantiate(
+            &mut store, &component, &linker,
+        ))
+        .with_context(|| {
+            format!(
+                "instantiating {} as world `engine` of failmem:core@0.1.0 \
+                     (is it built from this repository's wit/?)",
+                path.display()
+            )
+        })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            engine,
+            component,
+            instance: Rc::new(RefCell::new(Instance { store, exports })),
+        })
+    }
+
+    /// The path the component was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The wasmtime engine the component was compiled with.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The compiled component, for type introspection.
+    pub fn component(&self) -> &Component {
+        &self.component
+    }
+
+    /// The names of the component's imports, in declaration order.
+    pub fn import_names(&self) -> Vec<String> {
+        let ty = self.component.component_type();
+        ty.imports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
+
+    /// The names of the component's exports, in declaration order.
+    pub fn export_names(&self) -> Vec<String> {
+        let ty = self.component.component_type();
+        ty.exports(&self.engine)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
+
+    /// The WIT package and version the component exports, e.g.
+    /// `failmem:core@0.1.0`, read from its export names
+    /// (`failmem:core/tracker@0.1.0`).
+    pub fn package(&self) -> Result<String> {
+        let names = self.export_names();
+        names
+            .iter()
+            .find_map(|name| {
+                let (package, rest) = name.split_once('/')?;
+                let (_, version) = rest.split_once('@')?;
+                Some(format!("{package}@{version}"))
+            })
+            .with_context(|| {
+                format!(
+                    "no export of {} names a versioned WIT interface \
+                     (exports: {names:?}); is it a failmem component?",
+                    self.path.display()
+                )
+            })
+    }
+
+    /// Runs `f` with the store and the exports borrowed.
+    fn with<R>(&self, f: impl FnOnce(&mut Store<()>, &bindings::Engine) -> R) -> R {
+        let mut instance = self.instance.borrow_mut();
+        let Instance { store, exports } = &mut *instance;
+        f(store, exports)
+    }
+
+    /// `classifier.classify`: classifies one tool outcome with the built-in
+    /// rules.
+    pub fn classify(&self, outcome: &ToolOutcome) -> Result<Classification> {
+        let result =
+            self.with(|store, e| e.failmem_core_classifier().call_classify(store, outcome));
+        wt(result).context("calling classifier.classify")
+    }
+
+    /// `classifier.rules`: the built-in rule table in precedence order.
+    pub fn rules(&self) -> Result<Vec<RuleInfo>> {
+        let result = self.with(|store, e| e.failmem_core_classifier().call_rules(store));
+        wt(result).context("calling classifier.rules")
+    }
+}
+
+/// One session of the component's `tracker.session` resource.
+///
+/// The handle is dropped in the guest when this value is dropped (or
+/// explicitly with [`Session::close`]).
+pub struct Session {
+    failmem: Failmem,
+    handle: Option<ResourceAny>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("handle", &self.handle)
+            .finish()
+    }
+}
+
+/// Wraps a guest-returned handle, or passes the guest's error on.
+fn wrap(failmem: &Failmem, result: Result<ResourceAny, Error>) -> Result<Session, GuestError> {
+    match result {
+        Ok(handle) => Ok(Session {
+            failmem: failmem.clone(),
+            handle: Some(handle),
+        }),
+        Err(e) => Err(GuestError(e)),
+    }
+}
+
+impl Session {
+    /// `session.create`: a new session with `config`. An invalid config is
+    /// the inner `invalid-config` error.
+    pub fn create(failmem: &Failmem, config: &Config) -> Result<Result<Self, GuestError>> {
+        let result = failmem.with(|store, e| {
+            e.failmem_core_tracker()
+                .session()
+                .call_create(store, config)
+        });
+        Ok(wrap(failmem, wt(result).context("calling session.create")?))
+    }
+
+    /// `session.restore`: a session from [`Session::snapshot`] output.
+    pub fn restore(failmem: &Failmem, snapshot: &str) -> Result<Result<Self, GuestError>> {
+        let result = failmem.with(|store, e| {
+            e.failmem_core_tracker()
+                .session()
+                .call_restore(store, snapshot)
+        });
+        Ok(wrap(
+            failmem,
+            wt(result).context("calling session.restore")?,
+        ))
+    }
+
+    /// The live handle; an error once the session has been closed.
+    fn handle(&self) -> Result<ResourceAny> {
+        self.handle
+            .context("the session was closed; create or restore a new one")
+    }
+
+    /// Calls a method with the store, the session functions and the handle.
+    fn call<R>(
+        &self,
+        what: &'static str,
+        f: impl FnOnce(
+            &mut Store<()>,
+            bindings::exports::failmem::core::tracker::GuestSession<'_>,
+            ResourceAny,
+        ) -> wasmtime::Result<R>,
+    ) -> Result<R> {
+        let handle = self.handle()?;
+        let result = self
+            .failmem
+            .with(|store, e| f(store, e.failmem_core_tracker().session(), handle));
+        wt(result).with_context(|| format!("calling session.{what}"))
+    }
+
+    /// `session.observe`: observes one tool outcome and says what to do.
+    pub fn observe(&self, outcome: &ToolOutcome) -> Result<StepReport> {
+        self.call("observe", |s, f, h| f.call_observe(s, h, outcome))
+    }
+
+    /// `session.turn`: marks a new agent turn and returns its number.
+    pub fn turn(&self) -> Result<u32> {
+        self.call("turn", |s, f, h| f.call_turn(s, h))
+    }
+
+    /// `session.compacted`: marks a context compaction and returns how many
+    /// there have been.
+    pub fn compacted(&self) -> Result<u32> {
+        self.call("compacted", |s, f, h| f.call_compacted(s, h))
+    }
+
+    /// `session.resolve`: marks tracked failure `id` resolved.
+    pub fn resolve(&self, id: u32) -> Result<Result<(), GuestError>> {
+        let result = self.call("resolve", |s, f, h| f.call_resolve(s, h, id))?;
+        Ok(result.map_err(GuestError))
+    }
+
+    /// `session.failures`: the tracked failures, oldest first.
+    pub fn failures(&self) -> Result<Vec<FailureRecord>> {
+        self.call("failures", |s, f, h| f.call_failures(s, h))
+    }
+
+    /// `session.patterns`: the patterns active now.
+    pub fn patterns(&self) -> Result<Vec<Pattern>> {
+        self.call("patterns", |s, f, h| f.call_patterns(s, h))
+    }
+
+    /// `session.ledger`: the files read and modified.
+    pub fn ledger(&self) -> Result<Ledger> {
+        self.call("ledger", |s, f, h| f.call_ledger(s, h))
+    }
+
+    /// `session.stats`: counters over the session.
+    pub fn stats(&self) -> Result<Stats> {
+        self.call("stats", |s, f, h| f.call_stats(s, h))
+    }
+
+    /// `session.render`: renders template `template`. `RenderOptions` is
+    /// `Copy`, so bindgen passes it by value.
+    pub fn render(
+        &self,
+        template: &str,
+        options: RenderOptions,
+    ) -> Result<Result<String, GuestError>> {
+        let result = self.call("render", |s, f, h| f.call_render(s, h, template, options))?;
+        Ok(result.map_err(GuestError))
+    }
+
+    /// `session.snapshot`: the whole session as versioned JSON.
+    pub fn snapshot(&self) -> Result<String> {
+        self.call("snapshot", |s, f, h| f.call_snapshot(s, h))
+    }
+
+    /// Drops the session's handle in the guest now and reports a failure to
+    /// do so (dropping a `Session` does the same but ignores failures).
+    pub fn close(mut self) -> Result<()> {
+        match self.handle.take() {
+            Some(handle) => {
+                let result = self.failmem.with(|store, _| handle.resource_drop(store));
+                wt(result).context("dropping the session resource")
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take()
+            && let Ok(mut instance) = self.failmem.instance.try_borrow_mut()
+        {
+            // Nothing to do about a failure here; `close` reports it.
+            let _ = handle.resource_drop(&mut instance.store);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! `failmem`: the command-line host of the failmem component.
+//!
+//! `replay` runs an agent trace through one session, `classify` labels tool
+//! outcomes from stdin, `info` describes the component and `rules` lists
+//! the built-in classification rules. A malformed trace line exits with
+//! status 2; every other error with status 1.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use failmem_host::canonical::{Canonical, ToCanonical, category_name};
+use failmem_host::trace::{TraceError, TraceEvent, parse_lines, parse_trace};
+use failmem_host::{Failmem, input, replay};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Failure memory for LLM agents, run from the failmem WebAssembly component.
+#[derive(Parser, Debug)]
+#[command(name = "failmem", version)]
+struct Cli {
+    /// The component to run. Default: $FAILMEM_COMPONENT, else
+    /// target/component/failmem.wasm in the workspace (`cargo xtask build`).
+    #[arg(long, global = true, value_name = "PATH")]
+    component: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Replay an agent trace (JSON Lines) through one session, as
+    /// host-examples/REPLAY.md specifies.
+    Replay {
+        /// The trace file.
+        trace: PathBuf,
+        /// Print one JSON object per tool line instead of the human view.
+        #[arg(long)]
+        json: bool,
+        /// A session config: a WIT `config` record as JSON, kebab-case keys.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Classify tool lines read from stdin (trace `tool` lines; `type` may
+    /// be left out) and print one canonical-JSON classification per line.
+    Classify,
+    /// Describe the component: path, size, WIT package, imports, exports.
+    Info {
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the built-in classification rules in precedence order.
+    Rules {
+        /// Print the rule table as canonical JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            if err.chain().any(|cause| cause.is::<TraceError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// Whether the error is stdout closing early (`failmem … | head`), which is
+/// not worth a message.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let path = cli
+        .component
+        .unwrap_or_else(failmem_host::default_component_path);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match cli.command {
+        Command::Replay {
+            trace,
+            json,
+            config,
+        } => cmd_replay(&path, &trace, json, config.as_deref(), &mut out)?,
+        Command::Classify => cmd_classify(&path, &mut out)?,
+        Command::Info { json } => cmd_info(&path, json, &mut out)?,
+        Command::Rules { json } => cmd_rules(&path, json, &mut out)?,
+    }
+    out.flush().context("writing to stdout")
+}
+
+fn cmd_replay(
+    component: &Path,
+    trace: &Path,
+    json: bool,
+    config: Option<&Path>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let config = match config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading config file {}", path.display()))?;
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("parsing config file {} as JSON", path.display()))?;
+            input::config_from_json(&value)
+                .with_context(|| format!("reading config file {}", path.display()))?
+        }
+        None => input::default_config(),
+    };
+    let text = std::fs::read_to_string(trace)
+        .with_context(|| format!("reading trace {}", trace.display()))?;
+    let lines = parse_trace(&text).with_context(|| format!("reading trace {}", trace.display()))?;
+    let failmem = Failmem::load(component)?;
+    replay::replay(&failmem, &config, &lines, json, out)
+        .with_context(|| format!("replaying {}", trace.display()))
+}
+
+fn cmd_classify(component: &Path, out: &mut impl Write) -> Result<()> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("reading tool lines from stdin")?;
+    let lines = parse_lines(&text, true).context("reading tool lines from stdin")?;
+    let failmem = Failmem::load(component)?;
+    for line in &lines {
+        if let TraceEvent::Tool(outcome) = &line.event {
+            let classification = failmem
+                .classify(outcome)
+                .with_context(|| format!("line {}: classifying", line.line))?;
+            writeln!(out, "{}", classification.to_canonical()).context("writing to stdout")?;
+        }
+    }
+    Ok(())
+}
+
+fn cmd_info(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
+    let failmem = Failmem::load(component)?;
+    let bytes = std::fs::metadata(component)
+        .with_context(|| format!("reading the size of {}", component.display()))?
+        .len();
+    let package = failmem.package()?;
+    let imports = failmem.import_names();
+    let exports = failmem.export_names();
+    if json {
+        let names = |names: &[String]| {
+            Canonical::Array(names.iter().map(|n| Canonical::Str(n.clone())).collect())
+        };
+        let info = Canonical::object([
+            ("component", Canonical::Str(component.display().to_string())),
+            (
+                "bytes",
+                Canonical::Int(i64::try_from(bytes).unwrap_or(i64::MAX)),
+            ),
+            ("package", Canonical::Str(package)),
+            ("imports", names(&imports)),
+            ("exports", names(&exports)),
+        ]);
+        writeln!(out, "{info}").context("writing to stdout")?;
+        return Ok(());
+    }
+    let list = |names: &[String]| {
+        if names.is_empty() {
+            vec!["(none)".to_string()]
+        } else {
+            names.to_vec()
+        }
+    };
+    let rows: [(&str, Vec<String>); 5] = [
+        ("component", vec![component.display().to_string()]),
+        ("bytes", vec![bytes.to_string()]),
+        ("package", vec![package]),
+        ("imports", list(&imports)),
+        ("exports", list(&exports)),
+    ];
+    let width = rows.iter().map(|(k, _)| k.len() + 1).max().unwrap_or(0);
+    for (key, values) in rows {
+        for (i, value) in values.iter().enumerate() {
+            let label = if i == 0 {
+                format!("{key}:")
+            } else {
+                String::new()
+            };
+            writeln!(out, "{label:<width$} {value}").context("writing to stdout")?;
+        }
+    }
+    Ok(())
+}
+
+fn cmd_rules(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
+    let failmem = Failmem::load(component)?;
+    let rules = failmem.rules()?;
+    if json {
+        writeln!(out, "{}", rules.to_canonical()).context("writing to stdout")?;
+        return Ok(());
+    }
+    let header = ["id", "scope", "category", "pattern"];
+    let rows: Vec<[&str; 4]> = rules
+        .iter()
+        .map(|r| {
+            [
+                r.id.as_str(),
+                r.scope.as_str(),
+                category_name(r.category),
+                r.pattern.as_str(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&header).chain(&rows) {
+        let line = format!(
+            "{:<w0$}  {:<w1$}  {:<w2$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+        );
+        writeln!(out, "{}", line.trim_end()).context("writing to stdout")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,445 @@
+//! The classifier: one tool outcome in, one [`Classification`] out.
+//!
+//! The pipeline: bound and redact the input ([`Observation::new`]), decide
+//! whether it is a failure at all ([`signal`]), then find the category with
+//! the host rules and the built-in [`rules`] table, then describe and
+//! fingerprint it.
+
+mod codes;
+mod describe;
+mod fingerprint;
+pub mod rules;
+mod signal;
+
+use crate::category::Category;
+use crate::error::Error;
+use crate::limits;
+use crate::redact::redact;
+use crate::text::{ceil_boundary, cut_bytes, floor_boundary, strip_ansi};
+use crate::tools::{self, Args, Family};
+use regex_lite::Regex;
+use rules::{Decide, Pick, RULES};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+pub use fingerprint::mask as mask_volatile;
+
+/// One tool call and what came of it, as the host saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ToolOutcome {
+    /// The tool's name; empty when the model made no tool call.
+    pub tool: String,
+    /// The arguments as JSON text (or any text).
+    pub args: String,
+    /// What the tool returned.
+    pub output: String,
+    /// The process exit code, if any.
+    pub exit_code: Option<i32>,
+    /// The host's own is-error flag, if it has one.
+    pub is_error: Option<bool>,
+}
+
+/// What failmem made of one tool outcome.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Classification {
+    /// The category, or `None` when the outcome is not a failure.
+    pub category: Option<Category>,
+    /// Whether the failure is worth remembering.
+    pub tracked: bool,
+    /// Whether the agent loop should end.
+    pub terminal: bool,
+    /// At most 80 characters, from the most telling line.
+    pub description: String,
+    /// What to do about it.
+    pub suggestion: String,
+    /// 16 hex digits; equal fingerprints are identical errors.
+    pub fingerprint: String,
+    /// The id of the deciding rule.
+    pub rule: String,
+}
+
+impl Classification {
+    fn success(rule: &str) -> Classification {
+        Classification { rule: rule.to_string(), ..Classification::default() }
+    }
+
+    /// Whether the outcome was a failure.
+    pub fn is_failure(&self) -> bool {
+        self.category.is_some()
+    }
+}
+
+/// A tool outcome made safe and ready to classify: bounded, ANSI-free and
+/// redacted, with its arguments parsed.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The tool name, bounded.
+    pub tool: String,
+    /// The tool's family.
+    pub family: Family,
+    /// The parsed, redacted arguments.
+    pub args: Args,
+    /// The shell command, for shell tools.
+    pub command: Option<String>,
+    /// The program of the command's last pipeline stage.
+    pub program: Option<String>,
+    /// The redacted, bounded output.
+    pub output: String,
+    /// `output` in ASCII lowercase, for rule needles.
+    lower: String,
+    /// The exit code.
+    pub exit_code: Option<i32>,
+    /// The host's flag.
+    pub is_error: Option<bool>,
+    /// Whether this is a test run.
+    pub test_run: bool,
+    /// Whether this is a build.
+    pub build_run: bool,
+}
+
+fn test_command_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(pytest|py\.test|cargo (test|nextest|t)|npm (run )?test|yarn (run )?test|pnpm (run )?test|bun test|deno test|jest|vitest|mocha|ava|go test|node --test|tox|nox|unittest|rspec|phpunit|ctest|make (test|check)|mvn (-\S+ )*test|gradle(w)? test|dotnet test|swift test|zig build test|tap)\b")
+            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+fn build_command_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(cargo (build|check|b|c|run|r|clippy|test|t|nextest|doc|install)|rustc|gcc|g\+\+|clang(\+\+)?|cc|make|cmake|ninja|tsc|(npm|yarn|pnpm|bun) (run )?build|go (build|vet|run|test|install)|javac|mvn|gradlew?|webpack|vite build|dotnet build|swift build|zig build|setup\.py|esbuild|rollup|next build|mypy|pyright|ruff|eslint|npx tsc)\b")
+            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+/// Bounds, strips and redacts tool output: head and tail are kept around a
+/// marker. Each side is redacted with slack before it is cut, so a secret
+/// that straddles the cut is never half kept.
+fn bound_output(raw: &str, max: usize) -> String {
+    if raw.len() <= max {
+        let stripped = strip_ansi(raw);
+        return redact(&stripped).into_owned();
+    }
+    const SLACK: usize = 4096;
+    let head_budget = max * limits::OUTPUT_HEAD_PERCENT / 100;
+    let head_raw = &raw[..floor_boundary(raw, head_budget + SLACK)];
+    let tail_raw = &raw[ceil_boundary(raw, raw.len().saturating_sub(max - head_budget + SLACK))..];
+    let head = redact(&strip_ansi(head_raw)).into_owned();
+    let tail = redact(&strip_ansi(tail_raw)).into_owned();
+    let head_cut = cut_bytes(&head, head_budget);
+    let tail_keep = max - head_cut.len();
+    let tail_cut = &tail[ceil_boundary(&tail, tail.len().saturating_sub(tail_keep))..];
+    let omitted = raw.len().saturating_sub(head_cut.len() + tail_cut.len());
+    format!("{head_cut}\n[… {omitted} bytes truncated …]\n{tail_cut}")
+}
+
+impl Observation {
+    /// Prepares an outcome, keeping at most `max_output_bytes` of its output.
+    pub fn new(outcome: &ToolOutcome, max_output_bytes: usize) -> Observation {
+        let tool = cut_bytes(outcome.tool.trim(), limits::MAX_TOOL_NAME_BYTES).to_string();
+        let family = tools::family(&tool);
+        let args = Args::parse(&redact(&outcome.args));
+        let command = if family == Family::Shell { args.command() } else { None };
+        let program = command.as_deref().and_then(tools::last_program);
+        let output = bound_output(&outcome.output, max_output_bytes);
+        let lower = output.to_ascii_lowercase();
+        let tool_lower = tool.to_ascii_lowercase();
+        let test_run = command.as_deref().is_some_and(|c| test_command_regex().is_match(c))
+            || (family == Family::Other && tool_lower.contains("test"));
+        let build_run = command.as_deref().is_some_and(|c| build_command_regex().is_match(c))
+            || (family == Family::Other && (tool_lower.contains("build") || tool_lower.contains("compile")));
+        Observation {
+            tool,
+            family,
+            args,
+            command,
+            program,
+            output,
+            lower,
+            exit_code: outcome.exit_code,
+            is_error: outcome.is_error,
+            test_run,
+            build_run,
+        }
+    }
+
+    /// The first path the arguments name, if any.
+    pub fn path(&self) -> Option<String> {
+        tools::paths(&self.args).into_iter().next()
+    }
+}
+
+/// A classification rule supplied by the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct HostRule {
+    /// Short id; reported as `host:<id>`.
+    pub id: String,
+    /// Tool names it applies to; empty means all.
+    pub tools: Vec<String>,
+    /// regex-lite pattern.
+    pub pattern: String,
+    /// The category assigned.
+    pub category: Category,
+    /// A suggestion replacing the category's.
+    pub suggestion: Option<String>,
+}
+
+struct CompiledHostRule {
+    rule: HostRule,
+    regex: Regex,
+}
+
+/// A classifier: the built-in rules plus a session's host rules and tool list.
+pub struct Classifier {
+    host_rules: Vec<CompiledHostRule>,
+    available_tools: Option<Vec<String>>,
+}
+
+fn builtin_regexes() -> &'static [Regex] {
+    static CELL: OnceLock<Vec<Regex>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        RULES
+            .iter()
+            .map(|r| Regex::new(r.pattern).unwrap_or_else(|e| unreachable!("built-in rule {}: {e}", r.id)))
+            .collect()
+    })
+}
+
+/// What decided a failure's category.
+struct Decision {
+    category: Category,
+    rule: String,
+    at: Option<usize>,
+    describe: Option<&'static str>,
+    suggestion: Option<String>,
+}
+
+impl Classifier {
+    /// A classifier with the built-in rules only.
+    pub fn builtin() -> Classifier {
+        Classifier { host_rules: Vec::new(), available_tools: None }
+    }
+
+    /// A classifier with host rules (tried first) and the available tools.
+    pub fn new(host_rules: &[HostRule], available_tools: Option<&[String]>) -> Result<Classifier, Error> {
+        let mut compiled = Vec::with_capacity(host_rules.len());
+        for (i, rule) in host_rules.iter().enumerate() {
+            if rule.pattern.len() > limits::MAX_RULE_PATTERN_BYTES {
+                return Err(Error::InvalidConfig(format!(
+                    "rules[{i}] ({:?}): the pattern is {} bytes; the limit is {}",
+                    rule.id,
+                    rule.pattern.len(),
+                    limits::MAX_RULE_PATTERN_BYTES
+                )));
+            }
+            let regex = Regex::new(&rule.pattern).map_err(|e| {
+                Error::InvalidConfig(format!("rules[{i}] ({:?}): the pattern is not a valid regex-lite pattern: {e}", rule.id))
+            })?;
+            compiled.push(CompiledHostRule { rule: rule.clone(), regex });
+        }
+        Ok(Classifier { host_rules: compiled, available_tools: available_tools.map(<[String]>::to_vec) })
+    }
+
+    /// Finds the rule that decides a failure's category. With `proof_only`,
+    /// only host rules and rules whose match proves a failure are tried, and
+    /// nothing falls back.
+    fn decide(&self, obs: &Observation, proof_only: bool) -> Option<Decision> {
+        for h in &self.host_rules {
+            if (h.rule.tools.is_empty() || h.rule.tools.iter().any(|t| t == &obs.tool))
+                && let Some(m) = h.regex.find(&obs.output)
+            {
+                return Some(Decision {
+                    category: h.rule.category,
+                    rule: format!("host:{}", h.rule.id),
+                    at: Some(m.start()),
+                    describe: None,
+                    suggestion: h.rule.suggestion.clone(),
+                });
+            }
+        }
+        for (rule, regex) in RULES.iter().zip(builtin_regexes()) {
+            if (proof_only && !rule.proof)
+                || !rule.scope.admits(obs.family, obs.test_run, obs.build_run)
+                || !rule.needles.iter().any(|n| obs.lower.contains(n))
+            {
+                continue;
+            }
+            let found = match rule.decide {
+                Decide::Fixed(category) => {
+                    let m = match rule.pick {
+                        Pick::First => regex.find(&obs.output),
+                        Pick::Last => regex.find_iter(&obs.output).last(),
+                    };
+                    m.map(|m| (category, m.start()))
+                }
+                Decide::Table(table) => {
+                    let c = match rule.pick {
+                        Pick::First => regex.captures(&obs.output),
+                        Pick::Last => regex.captures_iter(&obs.output).last(),
+                    };
+                    c.and_then(|c| Some((table.lookup(c.get(1)?.as_str())?, c.get(0)?.start())))
+                }
+            };
+            if let Some((category, at)) = found {
+                return Some(Decision {
+                    category,
+                    rule: rule.id.to_string(),
+                    at: Some(at),
+                    describe: rule.describe,
+                    suggestion: None,
+                });
+            }
+        }
+        if proof_only {
+            return None;
+        }
+        let by_exit = |category: Category, id: &str| Decision {
+            category,
+            rule: id.to_string(),
+            at: None,
+            describe: None,
+            suggestion: None,
+        };
+        if let Some(code) = obs.exit_code {
+            let program = obs.program.as_deref().unwrap_or("");
+            if let Some((_, _, category, id)) =
+                rules::PROGRAM_EXIT_CODES.iter().find(|(p, c, _, _)| *p == program && *c == code)
+            {
+                return Some(by_exit(*category, id));
+            }
+            if let Some((_, category, id)) = rules::EXIT_CODES.iter().find(|(c, _, _)| *c == code) {
+                return Some(by_exit(*category, id));
+            }
+        }
+        Some(by_exit(Category::Unknown, "fallback.unknown"))
+    }
+
+    fn unknown_tool_suggestion(&self) -> String {
+        match &self.available_tools {
+            Some(tools) if !tools.is_empty() => {
+                format!("Use one of the available tools: {}.", tools.join(", "))
+            }
+            _ => Category::UnknownTool.suggestion().to_string(),
+        }
+    }
+
+    /// Classifies a prepared observation.
+    pub fn classify(&self, obs: &Observation) -> Classification {
+        let decision = if obs.tool.is_empty() {
+            Decision {
+                category: Category::NoToolCall,
+                rule: "tool.empty-name".to_string(),
+                at: None,
+                describe: Some("no tool call in the model's response"),
+                suggestion: None,
+            }
+        } else if self.available_tools.as_ref().is_some_and(|t| !t.iter().any(|t| t == &obs.tool)) {
+            Decision {
+                category: Category::UnknownTool,
+                rule: "config.available-tools".to_string(),
+                at: None,
+                describe: Some("unknown tool `{tool}`"),
+                suggestion: None,
+            }
+        } else {
+            let decision = match signal::signal(obs) {
+                signal::Signal::Success(rule) => return Classification::success(rule),
+                signal::Signal::Failure => self.decide(obs, false),
+                signal::Signal::Unknown => self.decide(obs, true),
+            };
+            match decision {
+                Some(d) => d,
+                None => return Classification::success("signal.no-error-marker"),
+            }
+        };
+        let category = decision.category;
+        let (message, description) = match decision.describe {
+            Some(template) => {
+                let path = obs.path().unwrap_or_else(|| "the file".to_string());
+                let text = template.replace("{path}", &path).replace("{tool}", &obs.tool);
+                let description = crate::text::cut_chars(&text, limits::MAX_DESCRIPTION_CHARS);
+                (text, description)
+            }
+            None => {
+                let t = describe::telling(category, &obs.output, decision.at, obs.exit_code);
+                (t.message, t.description)
+            }
+        };
+        let suggestion = match decision.suggestion {
+            Some(s) => s,
+            None if category == Category::UnknownTool => self.unknown_tool_suggestion(),
+            None => category.suggestion().to_string(),
+        };
+        Classification {
+            category: Some(category),
+            tracked: !category.is_terminal(),
+            terminal: category.is_terminal(),
+            description,
+            suggestion,
+            fingerprint: fingerprint::fingerprint(&obs.tool, category.name(), &message),
+            rule: decision.rule,
+        }
+    }
+}
+
+/// Classifies one outcome with the built-in rules and default limits.
+pub fn classify(outcome: &ToolOutcome) -> Classification {
+    static BUILTIN: OnceLock<Classifier> = OnceLock::new();
+    let classifier = BUILTIN.get_or_init(Classifier::builtin);
+    classifier.classify(&Observation::new(outcome, limits::DEFAULT_MAX_OUTPUT_BYTES))
+}
+
+/// One row of the built-in rule table, for documentation and the `rules` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RuleInfo {
+    /// The rule's id (table rows: `<rule>:<code>`, `*` for the default).
+    pub id: String,
+    /// The scope's name.
+    pub scope: &'static str,
+    /// The pattern.
+    pub pattern: &'static str,
+    /// The category.
+    pub category: Category,
+}
+
+/// The built-in rule table, flattened: a table rule gives one row per code
+/// and a `*` row for its default.
+pub fn rule_table() -> Vec<RuleInfo> {
+    let mut rows = Vec::new();
+    for r in RULES {
+        match r.decide {
+            Decide::Fixed(category) => rows.push(RuleInfo {
+                id: r.id.to_string(),
+                scope: r.scope.name(),
+                pattern: r.pattern,
+                category,
+            }),
+            Decide::Table(t) => {
+                for (code, category) in t.entries {
+                    rows.push(RuleInfo { id: format!("{}:{code}", r.id), scope: r.scope.name(), pattern: r.pattern, category: *category });
+                }
+                if let Some(category) = t.default {
+                    rows.push(RuleInfo { id: format!("{}:*", r.id), scope: r.scope.name(), pattern: r.pattern, category });
+                }
+            }
+        }
+    }
+    for (_, _, category, id) in rules::PROGRAM_EXIT_CODES {
+        rows.push(RuleInfo { id: (*id).to_string(), scope: "shell", pattern: "(program exit code)", category: *category });
+    }
+    for (_, category, id) in rules::EXIT_CODES {
+        rows.push(RuleInfo { id: (*id).to_string(), scope: "any", pattern: "(exit code)", category: *category });
+    }
+    rows
+}
+
+/// The size limit a session applies to outputs, re-exported for hosts.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = limits::DEFAULT_MAX_OUTPUT_BYTES;
+
+#[cfg(test)]
+mod tests;

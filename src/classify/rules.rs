@@ -1,0 +1,488 @@
+//! The built-in rule table: an ordered list of regex-lite patterns, each
+//! scoped to a tool family or a kind of command. The first rule that matches
+//! a failure's output decides its category.
+//!
+//! Order of precedence (the README documents the same):
+//! 1. host rules from the config;
+//! 2. terminal outcomes: cancellations;
+//! 3. agent-tool protocol: no tool call, unknown tool, invalid tool arguments;
+//! 4. edit mismatches (edit tools, and `git apply`/`patch` in the shell);
+//! 5. test failures (test-runner summaries; generic assertions only in a test run);
+//! 6. provider errors;
+//! 7. code tables: rustc codes, TypeScript codes, mypy codes, exception names;
+//! 8. text rules from the most specific cause to the most general;
+//! 9. exit-code fallbacks, then `unknown`.
+//!
+//! Every rule has needles: lowercase substrings of which one must occur in the
+//! lowercased output before the regex runs. They make clean outputs cheap.
+
+use super::codes::{CodeTable, EXCEPTIONS, MYPY, RUSTC, TYPESCRIPT};
+use crate::category::Category::{self, *};
+use crate::tools::Family;
+
+/// Which outcomes a rule applies to.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope {
+    /// Every tool.
+    Any,
+    /// Edit tools.
+    Edit,
+    /// Shell tools.
+    Shell,
+    /// Every tool but file readers (whose output is file content).
+    NotRead,
+    /// Every tool but shells (whose output is a program's, not the tool's).
+    NotShell,
+    /// Tools that are not shell, edit or read tools: agent-level tools.
+    AgentTool,
+    /// A test run: a shell command that runs a test runner, or a tool whose
+    /// name mentions tests.
+    TestRun,
+    /// A build: a shell command that runs a compiler or build tool, or a
+    /// tool whose name mentions building.
+    BuildRun,
+}
+
+impl Scope {
+    /// The scope's name in the rule list.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Any => "any",
+            Scope::Edit => "edit",
+            Scope::Shell => "shell",
+            Scope::NotRead => "not-read",
+            Scope::NotShell => "not-shell",
+            Scope::AgentTool => "agent-tool",
+            Scope::TestRun => "test-run",
+            Scope::BuildRun => "build-run",
+        }
+    }
+
+    /// Whether an outcome of `family` (with these run kinds) is in scope.
+    pub fn admits(self, family: Family, test_run: bool, build_run: bool) -> bool {
+        match self {
+            Scope::Any => true,
+            Scope::Edit => family == Family::Edit,
+            Scope::Shell => family == Family::Shell,
+            Scope::NotRead => family != Family::Read,
+            Scope::NotShell => family != Family::Shell,
+            Scope::AgentTool => !matches!(family, Family::Shell | Family::Edit | Family::Read),
+            Scope::TestRun => test_run,
+            Scope::BuildRun => build_run,
+        }
+    }
+}
+
+/// How a rule decides the category.
+#[derive(Clone, Copy)]
+pub enum Decide {
+    /// Always this category.
+    Fixed(Category),
+    /// Look up capture group 1 in a code table.
+    Table(&'static CodeTable),
+}
+
+/// Which match a rule reports when the pattern matches more than once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The first match (compiler errors: the first error is the cause).
+    First,
+    /// The last match (tracebacks: the last line is the exception).
+    Last,
+}
+
+/// One built-in rule.
+pub struct BuiltinRule {
+    /// Stable id, reported in `classification.rule`.
+    pub id: &'static str,
+    /// Which outcomes it applies to.
+    pub scope: Scope,
+    /// Lowercase substrings of which one must occur for the regex to run.
+    pub needles: &'static [&'static str],
+    /// The regex-lite pattern.
+    pub pattern: &'static str,
+    /// How the category is decided.
+    pub decide: Decide,
+    /// Which match is reported.
+    pub pick: Pick,
+    /// A fixed description; `{path}` is replaced by the call's target path.
+    pub describe: Option<&'static str>,
+    /// Whether a match alone proves the outcome failed, when neither the host
+    /// flag nor an exit code says so (tool-protocol and edit messages, for
+    /// example, are only ever written on failure).
+    pub proof: bool,
+}
+
+const fn rule(
+    id: &'static str,
+    scope: Scope,
+    needles: &'static [&'static str],
+    pattern: &'static str,
+    category: Category,
+) -> BuiltinRule {
+    BuiltinRule { id, scope, needles, pattern, decide: Decide::Fixed(category), pick: Pick::First, describe: None, proof: false }
+}
+
+const fn described(mut r: BuiltinRule, describe: &'static str) -> BuiltinRule {
+    r.describe = Some(describe);
+    r
+}
+
+const fn proof(mut r: BuiltinRule) -> BuiltinRule {
+    r.proof = true;
+    r
+}
+
+const fn table(
+    id: &'static str,
+    needles: &'static [&'static str],
+    pattern: &'static str,
+    table: &'static CodeTable,
+    pick: Pick,
+) -> BuiltinRule {
+    BuiltinRule { id, scope: Scope::NotRead, needles, pattern, decide: Decide::Table(table), pick, describe: None, proof: false }
+}
+
+/// The built-in rules, in precedence order.
+pub const RULES: &[BuiltinRule] = &[
+    // 2. Cancellations.
+    proof(rule(
+        "cancel.user",
+        Scope::Any,
+        &["interrupt", "cancel", "abort", "proceed", "reject", "denied", "declined", "^c"],
+        r"(?im)request interrupted by user|interrupted by (the )?user|user (doesn't|does not) want to (proceed|take this action)|(cancelled|canceled|aborted) by (the )?user|user (rejected|denied|declined)|tool (use|call) was (rejected|cancelled|canceled)|operation (was )?(cancelled|canceled|aborted)\.?$|^\s*(cancelled|canceled|aborted|interrupted)\.?\s*$|^\^c\s*$",
+        Cancelled,
+    )),
+    rule("cancel.keyboard-interrupt", Scope::Any, &["keyboardinterrupt"], r"(?m)^KeyboardInterrupt\b", Cancelled),
+    // 3. Agent-tool protocol.
+    proof(described(
+        rule(
+            "tool.no-call",
+            Scope::Any,
+            &["tool"],
+            r"(?im)no tool (call|use)s? (was |were )?(found|provided|detected|made|present)|no tool (call|use)s? in (the )?(model'?s? )?response|did not (call|use|include) (a|any) tool|must (provide|include|use|make) (a|exactly one) tool (call|use)|(response|message|reply) (did not|does not|doesn't) (contain|include) (a|any) (valid )?tool (call|use)|expected a tool (call|use)",
+            NoToolCall,
+        ),
+        "no tool call in the model's response",
+    )),
+    proof(described(
+        rule(
+            "tool.unknown",
+            Scope::Any,
+            &["tool", "unsupported call"],
+            r#"(?im)\bunknown tool\b|\btool ['"`]?[\w.:\-]+['"`]? (is )?not (found|registered|available|supported)|no such tool|tool ['"`]?[\w.:\-]+['"`]? (does not|doesn't) exist|unsupported tool|not a valid tool|invalid tool( name)?\b|unrecognized tool|no tool (named|called|with (the )?name)|tool_not_found|tool not found|unsupported call:"#,
+            UnknownTool,
+        ),
+        "unknown tool `{tool}`",
+    )),
+    proof(rule(
+        "tool.invalid-arguments",
+        Scope::NotShell,
+        &["valid", "required", "param", "argument", "expected", "missing", "unexpected", "parse", "schema", "must", "input", "json", "decode", "deserialize", "not been read", "read it first", "no changes", "the same"],
+        r#"(?im)InputValidationError|missing (a )?required (parameter|argument|field|property|key)|required (parameter|property|field|argument) ['"`]?[\w.]+['"`]? (is )?missing|(parameter|property|field|argument) ['"`]?[\w.]+['"`]? (is required|must be|is missing|is invalid)|invalid (tool )?(arguments|parameters|params|input)\b|invalid_type|invalid_arguments|expected (string|number|boolean|object|array|integer), (received|got|but got)|unexpected (parameter|property|field|keyword|key)s?\b|failed to (parse|decode|deserialize) (the )?(tool )?(call )?(arguments|input|parameters|params|json)|(arguments|input) (is|are) not valid json|could not parse (tool )?arguments|does not match (the )?(input )?schema|validation (error|failed)|must be (a|an|one of) |must have required propert(y|ies)|invalid [`'"]?[\w.]+[`'"]? parameter: [^\n]*(should|must|allowed|expected)|has not been read( yet)?|read it first before|no changes to make|old_string and new_string are (exactly )?the same"#,
+        InvalidArguments,
+    )),
+    // 4. Edit mismatches.
+    proof(described(
+        rule(
+            "edit.not-unique",
+            Scope::NotShell,
+            &["match", "occur", "unique", "ambiguous", "times", "instances", "multiple", "several", "locations", "places", "more than", "replacement", "expected"],
+            r"(?im)found \d+ (matches|occurrences|instances)|(matches|occurs|appears|appeared|found) (\d+|multiple|several) (times|locations|places)|multiple (occurrences|matches|instances|locations)|\d+ (occurrences|instances) of|not unique|(is )?ambiguous|more than (one|once) (match|occurrence|time)?|expected (1|one|exactly one) (match|occurrence|replacement)s?,? (but )?(found|got) \d+",
+            EditMismatch,
+        ),
+        "old_string is not unique in {path}",
+    )),
+    proof(described(
+        rule(
+            "edit.not-found",
+            Scope::NotShell,
+            &["not found", "appear", "match", "could not find", "couldn't find", "unable to find", "failed to find", "locate", "replacement", "0 occurrences", "modified since", "not been read", "read it first", "read the file", "stale", "exactly", "not present", "is not in", "since", "context", "block failed"],
+            r"(?im)(old[_ ]?str(ing)?|search (string|text|block|section|pattern)|string to replace|text to replace|target (string|text)|find (string|text)|original (text|content|lines)|oldstring|old text|search/replace block)\b.{0,80}?(not found|was not found|could not be found|did not appear|does not appear|doesn't appear|not present|no match|did not match|does not match|doesn't match|is not in)|did not appear verbatim|(could not|couldn't|unable to|failed to) (find|locate|match|exactly match) (the |an )?(exact )?(string|text|match|old|original|search|expected lines|lines|content|snippet|target|context)|search/replace block failed|block failed to (exactly )?match|no (exact )?match(es)? (was |were )?found|does not match anything|searchreplacenomatch|searchreplacenoexactmatch|must (exactly|precisely) match|\b0 occurrences\b|no replacement was performed|(file|content) (has been|was) (modified|changed|updated) since|stale (file|content|read)",
+            EditMismatch,
+        ),
+        "old_string not found in {path}",
+    )),
+    proof(described(
+        rule(
+            "edit.patch-failed",
+            Scope::NotShell,
+            &["patch", "hunk", "apply", "diff", "context"],
+            r"(?im)patch (does not|doesn't|did not|failed to|could not) apply|hunk #?\d+ failed|failed to apply (the )?(patch|diff|edit|hunk|changes)|(could not|couldn't|unable to) apply (the )?(patch|diff|edit|hunk)|malformed (patch|diff|hunk)|invalid (patch|diff|hunk)|corrupt patch|context (lines )?(did not|does not|doesn't) match|invalid context",
+            EditMismatch,
+        ),
+        "patch did not apply to {path}",
+    )),
+    rule(
+        "shell.patch-failed",
+        Scope::Shell,
+        &["patch", "hunk"],
+        r"(?im)patch (does not|doesn't) apply|hunk #\d+ failed|corrupt patch|malformed patch|patch failed:|no valid patches in input",
+        EditMismatch,
+    ),
+    // 5. Test failures.
+    proof(rule(
+        "test.cargo",
+        Scope::Any,
+        &["test result: failed", "... failed", "failures:"],
+        r"(?m)^test result: FAILED|^test .+ \.\.\. FAILED$|^failures:\s*$",
+        TestFailure,
+    )),
+    rule(
+        "test.pytest",
+        Scope::Any,
+        &["failed", "error", "failures"],
+        r"(?m)^FAILED \S+::\S+|^FAILED \S+\.py\b|^=+ .*\b\d+ failed\b.* =+$|^ERROR \S+::\S+ - |^=+ FAILURES =+$",
+        TestFailure,
+    ),
+    rule(
+        "test.jest",
+        Scope::Any,
+        &["fail", "×", "✕", "❯", "●"],
+        r"(?m)^Tests:\s+.*\b\d+ failed|^Test Files\s+.*\b\d+ failed|^\s*(FAIL|×|✕|❯)\s+\S+\.(test|spec)\.[cm]?[jt]sx?|^\s*●\s.+›",
+        TestFailure,
+    ),
+    rule(
+        "test.go",
+        Scope::Any,
+        &["fail"],
+        r"(?m)^\s*--- FAIL: |^FAIL\s+\S+\s+[\d.]+s$|^FAIL$",
+        TestFailure,
+    ),
+    rule(
+        "test.tap",
+        Scope::Any,
+        &["not ok", "fail"],
+        r"(?m)^not ok \d+|^# fail [1-9]|^\s*\d+ failing$|^✖ failing tests|^ℹ fail [1-9]",
+        TestFailure,
+    ),
+    rule(
+        "test.summary",
+        Scope::Any,
+        &["failed", "failures", "errors"],
+        r"(?im)\b[1-9]\d* (tests?|examples?|specs?|assertions?) failed\b|\btests? failed\b|\bFAILED \(failures=\d+|\bFAILED \(errors=\d+|\b[1-9]\d* (failures|failed), \d+ (passed|errors)|Tests run: \d+, Failures: [1-9]|Tests run: \d+, Failures: \d+, Errors: [1-9]|\b[1-9]\d* examples?, [1-9]\d* failures?",
+        TestFailure,
+    ),
+    rule(
+        "test.assertion",
+        Scope::TestRun,
+        &["assert", "expect", "fail"],
+        r"(?im)assertion(error| failed| error)|\bassert(_eq|_ne)?!?\b.*(failed|left|right)|expected:? .* (received|got|but was|actual)|\bFAIL\b",
+        TestFailure,
+    ),
+    // 6. Provider errors.
+    proof(rule(
+        "provider.error-type",
+        Scope::AgentTool,
+        &["error", "overloaded", "quota", "context_length", "rate_limit", "invalid_api_key", "model_not_found", "request_too_large"],
+        r"(?im)\b(overloaded_error|rate_limit_error|rate_limit_exceeded|insufficient_quota|context_length_exceeded|model_not_found|invalid_api_key|authentication_error|api_error|server_error|service_unavailable_error|request_too_large)\b",
+        ProviderError,
+    )),
+    proof(rule(
+        "provider.sdk-exception",
+        Scope::AgentTool,
+        &["error"],
+        r"(?im)\b(anthropic|openai|litellm|google\.genai|genai|cohere|mistralai|groq)\.\w*(RateLimitError|APIConnectionError|APITimeoutError|APIStatusError|InternalServerError|OverloadedError|ServiceUnavailableError|APIError|AuthenticationError|BadRequestError)\b|\b(RateLimitError|OverloadedError|APIConnectionError|APITimeoutError)\b",
+        ProviderError,
+    )),
+    rule(
+        "provider.status",
+        Scope::AgentTool,
+        &["overload", "rate limit", "529", "503", "too many requests", "capacity", "prompt is too long", "context window", "maximum context", "context length"],
+        r"(?im)\boverloaded\b|rate limit(ed| exceeded| reached)?|\b529\b|\b503 service unavailable|too many requests|over capacity|prompt is too long|exceeds? (the )?(model'?s? )?(maximum )?context (window|length)|maximum context length",
+        ProviderError,
+    ),
+    // 7. Causes that must win over the code tables.
+    rule(
+        "exception.type-arity",
+        Scope::NotRead,
+        &["argument"],
+        r"(?im)unexpected keyword argument|takes \d+ positional arguments? but \d+ (were|was) given|missing \d+ required (positional|keyword-only) arguments?|takes (no|exactly \d+) arguments?",
+        ApiMismatch,
+    ),
+    rule(
+        "not-found.module-path",
+        Scope::NotRead,
+        &["cannot find module", "cannot find package", "can't resolve", "no module named"],
+        r#"(?im)(cannot find (module|package)|can't resolve) ['"`‘]?(\.{1,2}/|/|[a-z]:\\)|no module named [\w.]+\.__main__"#,
+        NotFound,
+    ),
+    rule(
+        "dependency.rust-crate",
+        Scope::NotRead,
+        &["crate", "cargo add"],
+        r"(?im)unlinked crate|use of (undeclared|unresolved) (crate|module or unlinked crate)|can't find crate|you might be missing (a )?crate|to use a crate named `[^`]+`, use `cargo add",
+        MissingDependency,
+    ),
+    rule(
+        "network.errno",
+        Scope::NotRead,
+        &["econn", "enotfound", "eai_again", "ehostunreach", "enetunreach", "fetch failed"],
+        r"(?m)\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b|TypeError: fetch failed",
+        Network,
+    ),
+    rule(
+        "build.build-script",
+        Scope::NotRead,
+        &["custom build command"],
+        r"(?m)failed to run custom build command",
+        BuildFailure,
+    ),
+    rule(
+        "dependency.npm-404",
+        Scope::NotRead,
+        &["e404", "404 not found"],
+        r"(?im)\bE404\b|404 Not Found - GET https?://\S*registry",
+        MissingDependency,
+    ),
+    rule("runtime.panic", Scope::NotRead, &["panicked at"], r"(?m)panicked at", Runtime),
+    // 8. Code tables.
+    table("rustc.code", &["error["], r"error\[(E\d{4})\]", &RUSTC, Pick::First),
+    table("typescript.code", &["error ts"], r"error (TS\d{4,5}):", &TYPESCRIPT, Pick::First),
+    table("mypy.code", &["error:"], r"(?m): error: .*\[([a-z][a-z\-]+)\]\s*$", &MYPY, Pick::First),
+    table(
+        "exception.name",
+        &["error", "exception", "interrupt", "timeout", "expired"],
+        r"(?m)^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout|Expired)|gaierror)(?::|\s*$)",
+        &EXCEPTIONS,
+        Pick::Last,
+    ),
+    // 9. Text rules, most specific cause first.
+    rule(
+        "syntax.parse",
+        Scope::NotRead,
+        &["syntax", "unexpected", "parse", "parsing", "unterminated", "expected", "invalid json", "invalid yaml", "invalid toml", "not valid json", "mapping values", "unclosed", "decode", "not valid", "expecting", "invalid requirement", "string", "toml", "manifest", "following", "delimiter", "separator", "unmatched", "before"],
+        r"(?im)\bsyntax ?error\b|syntax error near unexpected token|unexpected token|unexpected end of (input|file|json|stream)|unexpected (eof|character|indent|identifier|keyword|string|number|symbol)|\bparse error|parsing (error|failed)|failed to parse|could not parse|unable to parse|unterminated (string|quoted|template|character|comment|regular)|expected one of .* found|expected .{1,40}, found\b|invalid (json|yaml|toml)|not valid (json|yaml|toml)|mapping values are not allowed|unclosed (delimiter|bracket|paren)|json decode error|expecting (value|property name)|invalid requirement|invalid (basic|literal) string|toml parse error|failed to parse manifest|expected .{1,30} following|expected (item|expression|type|pattern|identifier|statement)\b|(unexpected|mismatched) closing delimiter|missing separator|unmatched [(\[{]|expected ['‘`\x22].{1,12}['’`\x22] before",
+        Syntax,
+    ),
+    rule(
+        "permission.denied",
+        Scope::Any,
+        &["permission", "not permitted", "eacces", "eperm", "denied", "read-only", "erofs", "unauthorized", "401", "403", "forbidden", "root", "sudo", "privilege", "administrator", "elevated", "eneedauth", "e401", "e403", "logged in"],
+        r"(?im)permission denied|operation not permitted|\beacces\b|\beperm\b|access (is )?denied|read-only file system|\berofs\b|\bunauthorized\b|\bforbidden\b|(status( code)?|http|code|error)[:= ]+40[13]\b|HTTP/[\d.]+ 40[13]\b|(must|need to) be (run as )?root|requires (root|sudo|administrator|elevated)|insufficient (permissions|privileges)|you (don't|do not) have (the )?permission|\beneedauth\b|\be40[13]\b|(requires you to|must) be logged in|not logged in",
+        Permission,
+    ),
+    rule(
+        "timeout.expired",
+        Scope::Any,
+        &["timed out", "timeout", "timedout", "deadline", "too long", "time limit", "timed-out"],
+        r"(?im)timed[ \-]?out|\btimeout\b.{0,30}(exceeded|expired|reached|elapsed)|exceeded (the )?(time ?out|time limit|deadline)|\betimedout\b|deadline exceeded|took too long|timeout after|timeout of \d+|(command|operation|request|execution) timeout|\btimeout\s*$",
+        Timeout,
+    ),
+    rule(
+        "network.connection",
+        Scope::Any,
+        &["connect", "refused", "reset", "econn", "enotfound", "eai_again", "resolve", "name or service", "name resolution", "getaddrinfo", "unreachable", "no route", "ssl", "certificate", "tls", "fetch failed", "hang up", "network", "dns", "sending request", "ehostunreach", "enetunreach", "curl: ("],
+        r"(?im)connection (refused|reset|aborted|closed|failed|error)|\beconnrefused\b|\beconnreset\b|\benotfound\b|\beai_again\b|could not resolve (host|proxy)|failed to resolve|name or service not known|temporary failure in name resolution|name resolution|getaddrinfo|network is unreachable|no route to host|\bssl\b.{0,40}(error|fail)|certificate verify failed|certificate (has expired|is not trusted)|tls handshake|failed to establish a new connection|newconnectionerror|fetch failed|socket hang up|failed to connect|unable to connect|could not connect|couldn't connect|network ?error|dns (error|lookup|resolution)|error sending request|\behostunreach\b|\benetunreach\b|network (is )?(down|unavailable)|ssl routines|curl: \((6|7|35|52|56|60)\)",
+        Network,
+    ),
+    rule(
+        "resource.exhausted",
+        Scope::Any,
+        &["memory", "oom", "enomem", "space", "enospc", "quota", "too many open", "emfile", "killed", "sigkill", "heap", "signal: 9", "limit exceeded", "overflow"],
+        r"(?im)out of memory|\boom\b|cannot allocate memory|\benomem\b|memory allocation (of \d+ bytes )?failed|no space left on device|\benospc\b|disk quota|quota exceeded|too many open files|\bemfile\b|heap out of memory|^killed\s*$|killed by signal 9|\bsigkill\b|signal: 9|oom-?kill|file size limit exceeded|has overflowed its stack|stack overflow",
+        Resource,
+    ),
+    rule(
+        "dependency.missing",
+        Scope::NotRead,
+        &["not found", "no module", "cannot find", "can't find", "could not find", "module", "distribution", "package", "registry", "unresolved", "undeclared", "crate", ".h:", "shared", "library", "not installed", "not recognized", "$path", "e404", "can't resolve", "fatal error", "no such command", "notarget", "etarget", "no matching version"],
+        r"(?im)command not found|^\S*sh: (line )?\d+: \S+: not found|no module named|cannot find module|module not found|can't resolve '|could not find a version that satisfies|no matching distribution|no matching package|could not find `[^`]+` in (the )?registry|is not in (this|the npm) registry|\bE404\b|not found: [\w@/.\-]+@|package (['`]?[\w@/.\-]+['`]? )?(is )?not (found|installed|available)|unable to find (package|crate|module|library)|unresolved import|use of (undeclared|unresolved) (crate|module)|can't find crate|fatal error: [^:\n]+\.(h|hpp|hh): no such file|error while loading shared libraries|cannot open shared object file|library not found|ld: cannot find -l|\bnot installed\b|is not recognized as an internal or external command|executable file not found in \$path|no such command|requires? (the )?[\w\-]+ (package|module|crate) to be installed|cannot find package|could not be found in registry|\bnotarget\b|\betarget\b|no matching version found|missing packages",
+        MissingDependency,
+    ),
+    rule(
+        "api.mismatch",
+        Scope::NotRead,
+        &["attribute", "named", "defined", "import", "not a constructor", "not a method", "member", "unknown field", "unknown method", "unknown property", "export", "arguments to function", "has no", "does not have", "doesn't have"],
+        r"(?im)has no attribute|no (method|field|member|attribute|function|property|variant|associated item) named|(is not|isn't) defined|cannot import name|is not a (constructor|method)|(does not|doesn't) have (a |an )?(method|property|member|attribute|field)|no member named|not a member of|unknown (field|method|attribute|property)|no exported member|does not provide an export named|is not exported|(too many|too few) arguments to function|has no (member|method|field)",
+        ApiMismatch,
+    ),
+    rule(
+        "type.mismatch",
+        Scope::NotRead,
+        &["type", "assignable", "convert"],
+        r"(?im)\btype ?error\b|incompatible types?|mismatched types|type mismatch|is not assignable to|cannot be converted|has incompatible type|cannot convert|invalid type",
+        TypeError,
+    ),
+    rule(
+        "not-found.path",
+        Scope::Any,
+        &["no such", "enoent", "exist", "not found", "cannot find", "can't open", "cannot access", "could not open", "could not find", "couldn't find", "pathspec", "revision", "not a git repository", "404", "not a directory", "cannot stat", "unable to find", "cannot open", "could not", "did not match", "missing script", "no rule", "makefile", "no targets", "target named"],
+        r"(?im)no such file or directory|\benoent\b|(does not|doesn't|did not) exist|\bnot found\b|cannot find|can't open file|cannot access|cannot open|could not (open|find|read|locate)|couldn't find|pathspec .* did not match|unknown revision|bad revision|not a git repository|(status( code)?|http|code|error)[:= ]+404\b|HTTP/[\d.]+ 404\b|no such (key|container|image|table|column|branch|remote|ref|device|process|user|file|directory|module|host)|is not a directory|cannot stat|unable to find|did not match any|missing script|no rule to make target|no makefile found|no targets specified|no (bin |example |test )?target named",
+        NotFound,
+    ),
+    rule(
+        "args.usage",
+        Scope::NotRead,
+        &["argument", "option", "flag", "usage", "subcommand", "command", "requires a value", "expects", "switch", "invalid value", "operand", "bad option", "predicate", "invalid number", "invalid count"],
+        r"(?im)unexpected argument|unrecognized (arguments?|option|flag|subcommand|command)|unknown (option|flag|argument|command|subcommand|switch)|invalid (option|argument|value for|flag|number|count)|bad option|unknown predicate|argument for .{1,30} must be|illegal option|requires an argument|(option|flag) requires a value|missing (required )?(argument|operand|option)|the following arguments are required|^usage:|\busage: \S+|no such (option|subcommand)|is not a \w+ command|expects \d+ arguments?|wrong number of arguments|too (many|few) arguments",
+        InvalidArguments,
+    ),
+    rule(
+        "build.failed",
+        Scope::NotRead,
+        &["compile", "compilation", "build", "link", "undefined reference", "ld returned", "make", "aborting", "error in", "errors generated", "error generated", "elifecycle", "command failed", "error ts"],
+        r"(?im)could not compile|compilation (failed|terminated|error)|build (failed|error)|failed to build|linking with .* failed|undefined reference to|ld returned \d+ exit status|linker command failed|make(\[\d+\])?: \*\*\*|error: aborting due to|cannot compile|^error in |errors? generated|elifecycle|error command failed with exit code|\berror ts\d+",
+        BuildFailure,
+    ),
+    rule(
+        "build.error-line",
+        Scope::BuildRun,
+        &["error"],
+        r"(?im)^error(\[\w+\])?:|:\d+:(\d+:)? (fatal )?error:|^\S+\(\d+,\d+\): error",
+        BuildFailure,
+    ),
+    rule(
+        "runtime.crash",
+        Scope::NotRead,
+        &["traceback", "panic", "segmentation", "core dumped", "uncaught", "unhandled", "exception", "goroutine", "runtime error", "sigsegv", "sigabrt", "abort", "double free", "recursion", "exited with", "exit with", "at ", "unhandled"],
+        r"(?im)traceback \(most recent call last\)|panicked at|\bpanic:|segmentation fault|core dumped|uncaught|unhandled (exception|rejection|promise|error)|exception in thread|goroutine \d+ \[running\]|runtime error|\bsigsegv\b|\bsigabrt\b|aborted \(core|double free|maximum recursion depth|(exited|exit) with (code|status) [1-9]|^\s+at .+:\d+:\d+\)?$|unhandled '?error'? event",
+        Runtime,
+    ),
+];
+
+/// Exit codes with a conventional meaning, tried when no rule matched.
+pub const EXIT_CODES: &[(i32, Category, &str)] = &[
+    (124, Timeout, "exit.124-timeout"),
+    (137, Resource, "exit.137-killed"),
+    (126, Permission, "exit.126-not-executable"),
+    (127, MissingDependency, "exit.127-command-not-found"),
+    (130, Cancelled, "exit.130-interrupted"),
+    (139, Runtime, "exit.139-segfault"),
+    (134, Runtime, "exit.134-abort"),
+];
+
+/// Exit codes with a meaning for one program (the last stage of a shell
+/// command), tried before [`EXIT_CODES`].
+pub const PROGRAM_EXIT_CODES: &[(&str, i32, Category, &str)] = &[
+    ("curl", 6, Network, "exit.curl-6-resolve"),
+    ("curl", 7, Network, "exit.curl-7-connect"),
+    ("curl", 28, Timeout, "exit.curl-28-timeout"),
+    ("curl", 35, Network, "exit.curl-35-tls"),
+    ("curl", 52, Network, "exit.curl-52-empty-reply"),
+    ("curl", 56, Network, "exit.curl-56-receive"),
+    ("curl", 60, Network, "exit.curl-60-certificate"),
+    ("wget", 4, Network, "exit.wget-4-network"),
+    ("wget", 5, Network, "exit.wget-5-tls"),
+    ("wget", 6, Permission, "exit.wget-6-auth"),
+    ("timeout", 124, Timeout, "exit.timeout-124"),
+    ("timeout", 137, Timeout, "exit.timeout-137"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles_has_a_unique_id_and_lowercase_needles() {
+        let mut ids = std::collections::BTreeSet::new();
+        for r in RULES {
+            regex_lite::Regex::new(r.pattern).unwrap_or_else(|e| panic!("{}: {e}", r.id));
+            assert!(ids.insert(r.id), "duplicate rule id {}", r.id);
+            assert!(!r.needles.is_empty(), "{} has no needles", r.id);
+            for n in r.needles {
+                assert_eq!(*n, n.to_lowercase(), "{}: needle {n:?} is not lowercase", r.id);
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Deciding whether an outcome is a failure at all, before any category.
+//!
+//! 1. An expected exploratory result (a search with no match, `diff` finding
+//!    differences, `test` answering no) is never a failure.
+//! 2. Otherwise the host's is-error flag decides when it is given,
+//! 3. then the exit code,
+//! 4. then strong markers at the start of the text;
+//! 5. otherwise it is [`Signal::Unknown`]: the classifier then counts it a
+//!    failure only if a rule whose match is proof of failure matches.
+
+use super::Observation;
+use crate::tools::Family;
+use regex_lite::Regex;
+use std::sync::OnceLock;
+
+/// The failure signal of an outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Not a failure; the id names the reason.
+    Success(&'static str),
+    /// A failure.
+    Failure,
+    /// Nothing says; only proof rules can make it a failure.
+    Unknown,
+}
+
+/// Programs whose exit status 1 means "no" rather than "error".
+const ANSWERING_PROGRAMS: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "which",
+    "pgrep", "comm",
+];
+
+fn search_empty_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^(no (files|matches|results|entries|files or directories)( were)?( found)?( for .*| matching .*)?|found 0 (files|matches|results)|0 (files|matches|results)( found)?|no matches found for .*|nothing found)\.?$",
+        )
+        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+fn git_answering_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\bgit\s+(grep|diff\s+.*--(quiet|exit-code)|diff-index\s+--quiet|rev-parse\s+--verify|ls-files\s+--error-unmatch|show-ref)\b")
+            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+fn strong_marker_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^\s*(<tool_use_error>|error\b|fatal\b|failed\b|failure\b|exception\b|traceback \(most recent call last\)|panic|\[error\]|err!|npm err!|unknown tool|tool ['`]?\S+['`]? not found|invalid (arguments|parameters|input)|permission denied|no such file|file not found|cannot |could not |unable to |usage:|request failed|command timed out|api error|failed to )",
+        )
+        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+fn anywhere_marker_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?m)Traceback \(most recent call last\)|^error\[E\d{4}\]|^test result: FAILED|: command not found$|^npm ERR!|panicked at|^Segmentation fault|^FAILED \S+::|request interrupted by user|\boverloaded_error\b|\brate_limit_error\b",
+        )
+        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
+    })
+}
+
+/// Whether the output is empty or a search tool's "nothing found".
+fn is_empty_result(output: &str) -> bool {
+    let t = output.trim();
+    t.is_empty() || (t.len() < 200 && search_empty_regex().is_match(t))
+}
+
+/// Decides the failure signal of an observation.
+pub fn signal(obs: &Observation) -> Signal {
+    // 1. Exploratory results.
+    if obs.family == Family::Search && is_empty_result(&obs.output) {
+        return Signal::Success("signal.search-no-match");
+    }
+    if obs.family == Family::Shell
+        && matches!(obs.exit_code, Some(1) | None)
+        && let Some(program) = obs.program.as_deref()
+        && ANSWERING_PROGRAMS.contains(&program)
+    {
+        let t = obs.output.trim();
+        let answered = t.is_empty()
+            || (matches!(program, "grep" | "egrep" | "fgrep" | "rg") && t == "0")
+            || (matches!(program, "diff" | "cmp" | "comm")
+                && !t.contains("No such file")
+                && !t.contains("Permission denied"));
+        if answered && (obs.exit_code == Some(1) || obs.is_error.is_some()) {
+            return Signal::Success("signal.answered-no");
+        }
+    }
+    if obs.family == Family::Shell && matches!(obs.exit_code, Some(1) | None) {
+        let t = obs.output.trim();
+        let command = obs.command.as_deref().unwrap_or("");
+        if t.is_empty() && git_answering_regex().is_match(command) {
+            return Signal::Success("signal.answered-no");
+        }
+        if t.len() < 2000 && (t.contains("nothing to commit") || t.contains("nothing added to commit")) {
+            return Signal::Success("signal.answered-nothing-to-do");
+        }
+    }
+    // 2. The host's flag.
+    if let Some(is_error) = obs.is_error {
+        return if is_error { Signal::Failure } else { Signal::Success("signal.host-flag") };
+    }
+    // 3. The exit code.
+    if let Some(code) = obs.exit_code {
+        return if code != 0 { Signal::Failure } else { Signal::Success("signal.exit-zero") };
+    }
+    // 4. Strong markers in the text. A file reader's output is file content,
+    // so only its first line counts.
+    if obs.tool.trim().is_empty() {
+        return Signal::Failure;
+    }
+    let first_line = obs.output.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if strong_marker_regex().is_match(first_line) {
+        return Signal::Failure;
+    }
+    if obs.family != Family::Read && anywhere_marker_regex().is_match(&obs.output) {
+        return Signal::Failure;
+    }
+    // A reader's output is file content: only a one-line message may prove
+    // a failure.
+    if obs.family == Family::Read && (obs.output.trim().contains('\n') || obs.output.len() > 300) {
+        return Signal::Success("signal.no-error-marker");
+    }
+    Signal::Unknown
+}

@@ -1,0 +1,68 @@
+//! The identical-error circuit breaker: N consecutive failures with the same
+//! fingerprint trip it. A success or a different error resets it.
+
+use serde::{Deserialize, Serialize};
+
+/// The breaker's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Breaker {
+    /// The fingerprint of the current run of identical failures.
+    pub fingerprint: String,
+    /// How long that run is.
+    pub count: u32,
+}
+
+impl Breaker {
+    /// Records a counted failure; returns the run length if it reached `threshold`.
+    /// The run starts over after it trips.
+    pub fn failure(&mut self, fingerprint: &str, threshold: u32) -> Option<u32> {
+        if self.count > 0 && self.fingerprint == fingerprint {
+            self.count += 1;
+        } else {
+            self.fingerprint = fingerprint.to_string();
+            self.count = 1;
+        }
+        if self.count >= threshold {
+            let n = self.count;
+            self.count = 0;
+            self.fingerprint.clear();
+            Some(n)
+        } else {
+            None
+        }
+    }
+
+    /// A success resets the breaker.
+    pub fn reset(&mut self) {
+        self.count = 0;
+        self.fingerprint.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trips_on_the_fifth_identical_failure_only() {
+        let mut b = Breaker::default();
+        for _ in 0..4 {
+            assert_eq!(b.failure("a", 5), None);
+        }
+        assert_eq!(b.failure("a", 5), Some(5));
+        assert_eq!(b.failure("a", 5), None, "starts over after tripping");
+    }
+
+    #[test]
+    fn a_different_error_or_a_success_resets() {
+        let mut b = Breaker::default();
+        for _ in 0..4 {
+            b.failure("a", 5);
+        }
+        assert_eq!(b.failure("b", 5), None);
+        assert_eq!(b.count, 1);
+        b.reset();
+        assert_eq!(b.count, 0);
+    }
+}

@@ -1,0 +1,55 @@
+//! # failmem
+//!
+//! Failure memory for LLM agents. failmem classifies every tool outcome,
+//! tracks an agent session's failures across context compaction, detects an
+//! agent that is stuck, and renders what the model and the UI should see.
+//!
+//! This crate is the whole engine, in pure Rust: no I/O, no clock, no
+//! randomness. The same crate, compiled for `wasm32-unknown-unknown` and
+//! encoded as a WebAssembly component, is what every host runs; the
+//! `bindings` module (wasm32 only) is the only code that knows about it.
+//!
+//! ```
+//! use failmem::{Config, Session, ToolOutcome};
+//!
+//! let mut session = Session::new(Config::default()).unwrap();
+//! let report = session.observe(&ToolOutcome {
+//!     tool: "bash".into(),
+//!     args: r#"{"command":"cargo build"}"#.into(),
+//!     output: "error[E0308]: mismatched types\n --> src/main.rs:4:18".into(),
+//!     exit_code: Some(101),
+//!     is_error: None,
+//! });
+//! assert_eq!(report.classification.category, Some(failmem::Category::TypeError));
+//! ```
+
+#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
+#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+#![deny(missing_docs)]
+
+pub mod category;
+pub mod classify;
+pub mod config;
+pub mod detect;
+pub mod error;
+pub mod ledger;
+pub mod limits;
+pub mod redact;
+pub mod render;
+pub mod session;
+pub mod text;
+pub mod tools;
+
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code, missing_docs)]
+mod bindings;
+
+pub use category::Category;
+pub use classify::{Classification, HostRule, ToolOutcome, classify};
+pub use config::{Config, TemplateSource};
+pub use detect::verdict::{Action, Event, EventKind, Pattern, PatternKind, Verdict};
+pub use error::Error;
+pub use session::{FailureRecord, Session, Stats, StepReport};
+
+/// The WIT package this engine implements.
+pub const WIT_PACKAGE: &str = "failmem:core@0.1.0";

@@ -1,0 +1,57 @@
+//! Every size limit of the engine, in one place. The README's "Limits"
+//! table lists the same numbers.
+
+/// Default bytes of tool output kept (head and tail, marker between).
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
+/// Smallest allowed `max-output-bytes`.
+pub const MIN_OUTPUT_BYTES: usize = 1024;
+/// Largest allowed `max-output-bytes`.
+pub const MAX_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
+/// Share of the kept output taken from the head; the rest comes from the tail,
+/// where summaries and tracebacks end.
+pub const OUTPUT_HEAD_PERCENT: usize = 25;
+
+/// Bytes of a failure's canonical args kept in its record.
+pub const MAX_RECORD_ARGS_BYTES: usize = 1024;
+/// Bytes of args text that are parsed as JSON; longer args are kept as text.
+pub const MAX_ARGS_PARSE_BYTES: usize = 256 * 1024;
+/// Bytes of a tool name kept.
+pub const MAX_TOOL_NAME_BYTES: usize = 128;
+/// Characters in a failure description.
+pub const MAX_DESCRIPTION_CHARS: usize = 80;
+/// Bytes of the message a fingerprint is computed from.
+pub const MAX_FINGERPRINT_SOURCE_BYTES: usize = 512;
+/// Bytes of a path kept in the ledger.
+pub const MAX_PATH_BYTES: usize = 1024;
+
+/// Entries kept in each ledger list; the oldest are dropped beyond it.
+pub const MAX_LEDGER_ENTRIES: usize = 2000;
+/// Recent calls remembered by the loop detector.
+pub const CALL_HISTORY: usize = 256;
+/// Recent failures remembered by the pattern detector.
+pub const FAILURE_HISTORY: usize = 10;
+
+/// Largest allowed `max-failures`.
+pub const MAX_TRACKED_FAILURES: u32 = 1000;
+/// Host rules allowed in a config.
+pub const MAX_HOST_RULES: usize = 100;
+/// Bytes of a host rule's pattern.
+pub const MAX_RULE_PATTERN_BYTES: usize = 1024;
+/// Host templates allowed in a config.
+pub const MAX_HOST_TEMPLATES: usize = 32;
+/// Bytes of a host template's source.
+pub const MAX_TEMPLATE_SOURCE_BYTES: usize = 64 * 1024;
+/// Names in `available-tools` or `exempt-tools`.
+pub const MAX_TOOL_LIST: usize = 512;
+
+/// Bytes of rendered output a template may produce before it is stopped.
+pub const MAX_RENDER_BYTES: usize = 256 * 1024;
+/// minijinja fuel (instructions) for one render.
+pub const RENDER_FUEL: u64 = 200_000;
+/// Smallest allowed token budget.
+pub const MIN_TOKEN_BUDGET: u32 = 50;
+/// Largest allowed token budget.
+pub const MAX_TOKEN_BUDGET: u32 = 100_000;
+
+/// Bytes of a snapshot accepted by `restore`.
+pub const MAX_SNAPSHOT_BYTES: usize = 16 * 1024 * 1024;

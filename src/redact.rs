@@ -1,0 +1,209 @@
+//! Secret redaction. Every text the engine stores, renders or snapshots
+//! passes through [`redact`] first.
+//!
+//! Each pattern has literal needles: the regex runs only when one of them
+//! occurs in the text, so clean text costs a few substring scans.
+
+use regex_lite::Regex;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// One secret format.
+struct SecretPattern {
+    /// Short name shown in the marker: `[REDACTED:<kind>]`.
+    kind: &'static str,
+    /// Substrings (ASCII, matched case-insensitively) of which one must occur.
+    needles: &'static [&'static str],
+    /// The pattern. Group `keep`, when present, is kept in front of the marker.
+    pattern: &'static str,
+}
+
+/// The secret formats, most specific first.
+const PATTERNS: &[SecretPattern] = &[
+    SecretPattern {
+        kind: "private-key",
+        needles: &["-----begin"],
+        pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+    },
+    SecretPattern {
+        kind: "anthropic-key",
+        needles: &["sk-ant-"],
+        pattern: r"sk-ant-[A-Za-z0-9_\-]{16,}",
+    },
+    SecretPattern {
+        kind: "openai-key",
+        needles: &["sk-"],
+        pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
+    },
+    SecretPattern {
+        kind: "stripe-key",
+        needles: &["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
+        pattern: r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+    },
+    SecretPattern {
+        kind: "aws-access-key",
+        needles: &["akia", "asia", "abia", "acca"],
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+    },
+    SecretPattern {
+        kind: "aws-secret",
+        needles: &["aws"],
+        pattern: r#"(?i)(?P<keep>aws[_\-.]?secret[_\-.]?(?:access[_\-.]?)?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+    },
+    SecretPattern {
+        kind: "github-token",
+        needles: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+    },
+    SecretPattern {
+        kind: "gitlab-token",
+        needles: &["glpat-", "gldt-", "glrt-"],
+        pattern: r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_\-]{20,}",
+    },
+    SecretPattern {
+        kind: "slack-token",
+        needles: &["xox"],
+        pattern: r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    },
+    SecretPattern {
+        kind: "slack-webhook",
+        needles: &["hooks.slack.com"],
+        pattern: r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
+    },
+    SecretPattern {
+        kind: "google-api-key",
+        needles: &["aiza"],
+        pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
+    },
+    SecretPattern {
+        kind: "huggingface-token",
+        needles: &["hf_"],
+        pattern: r"\bhf_[A-Za-z0-9]{30,}",
+    },
+    SecretPattern {
+        kind: "npm-token",
+        needles: &["npm_"],
+        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
+    },
+    SecretPattern {
+        kind: "jwt",
+        needles: &["eyj"],
+        pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    },
+    SecretPattern {
+        kind: "bearer",
+        needles: &["bearer", "basic", "token "],
+        pattern: r"(?i)(?P<keep>\b(?:bearer|basic|token)\s+)[A-Za-z0-9_\-.~+/]{12,}=*",
+    },
+    SecretPattern {
+        kind: "url-password",
+        needles: &["://"],
+        pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
+    },
+    SecretPattern {
+        kind: "assignment",
+        needles: &["key", "token", "secret", "password", "passwd", "pwd", "credential"],
+        pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)["']?\s*[:=]\s*["']?)[^\s"',;}{]{6,}"#,
+    },
+];
+
+fn compiled() -> &'static [(Regex, &'static SecretPattern)] {
+    static CELL: OnceLock<Vec<(Regex, &'static SecretPattern)>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        PATTERNS
+            .iter()
+            .map(|p| {
+                let re = Regex::new(p.pattern)
+                    .unwrap_or_else(|e| unreachable!("built-in secret pattern {}: {e}", p.kind));
+                (re, p)
+            })
+            .collect()
+    })
+}
+
+fn contains_ascii_ci(haystack: &str, needle: &str) -> bool {
+    let h = haystack.as_bytes();
+    let n = needle.as_bytes();
+    if n.is_empty() {
+        return true;
+    }
+    if h.len() < n.len() {
+        return false;
+    }
+    h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Replaces every secret in `text` with `[REDACTED:<kind>]`.
+///
+/// Borrowed when nothing was found. Ordinary text (git hashes, UUIDs, base64
+/// fixtures) is left alone: every pattern needs a provider prefix or a
+/// secret-like name next to the value.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut current: Cow<'_, str> = Cow::Borrowed(text);
+    for (re, p) in compiled() {
+        if !p.needles.iter().any(|n| contains_ascii_ci(&current, n)) {
+            continue;
+        }
+        let replaced = re.replace_all(&current, |caps: &regex_lite::Captures<'_>| {
+            let keep = caps.name("keep").map_or("", |m| m.as_str());
+            format!("{keep}[REDACTED:{}]", p.kind)
+        });
+        if let Cow::Owned(s) = replaced {
+            current = Cow::Owned(s);
+        }
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redacted(s: &str) -> String {
+        redact(s).into_owned()
+    }
+
+    #[test]
+    fn redacts_provider_keys() {
+        let cases = [
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+            "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "glpat-abcdefghijklmnopqrst",
+            "xoxb-123456789012-abcdefghijkl",
+            "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        ];
+        for secret in cases {
+            let out = redacted(&format!("token is {secret} here"));
+            assert!(!out.contains(secret), "{secret} leaked: {out}");
+            assert!(out.contains("[REDACTED:"), "{out}");
+        }
+    }
+
+    #[test]
+    fn redacts_assignments_headers_urls_and_keys() {
+        let text = "OPENAI_API_KEY=abc123def456ghi\nAuthorization: Bearer abcdef123456789xyz\n\
+                    postgres://admin:hunter2secret@db:5432/app\n\
+                    -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\nafter";
+        let out = redacted(text);
+        for secret in ["abc123def456ghi", "abcdef123456789xyz", "hunter2secret", "MIIEow"] {
+            assert!(!out.contains(secret), "{secret} leaked: {out}");
+        }
+        assert!(out.contains("OPENAI_API_KEY=[REDACTED:"));
+        assert!(out.contains("postgres://admin:[REDACTED:url-password]"));
+        assert!(out.ends_with("after"));
+    }
+
+    #[test]
+    fn leaves_ordinary_text_alone() {
+        let text = "commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39\n\
+                    test_user_550e8400-e29b-41d4-a716-446655440000 ok\n\
+                    fixture: aGVsbG8gd29ybGQgdGhpcyBpcyBiYXNlNjQ=\n\
+                    error: the key `name` is missing\nmonkey: banana\n\
+                    https://github.com/org/repo/blob/main/src/lib.rs";
+        assert_eq!(redacted(text), text);
+    }
+}
