@@ -14,7 +14,8 @@ struct SecretPattern {
     kind: &'static str,
     /// Substrings (ASCII, matched case-insensitively) of which one must occur.
     needles: &'static [&'static str],
-    /// The pattern. Group `keep`, when present, is kept in front of the marker.
+    /// The pattern. Groups `keep` and `tail`, when present, are kept in front
+    /// of and behind the marker.
     pattern: &'static str,
 }
 
@@ -98,7 +99,7 @@ const PATTERNS: &[SecretPattern] = &[
     SecretPattern {
         kind: "url-password",
         needles: &["://"],
-        pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
+        pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+(?P<tail>@)",
     },
     SecretPattern {
         kind: "assignment",
@@ -146,7 +147,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         }
         let replaced = re.replace_all(&current, |caps: &regex_lite::Captures<'_>| {
             let keep = caps.name("keep").map_or("", |m| m.as_str());
-            format!("{keep}[REDACTED:{}]", p.kind)
+            let tail = caps.name("tail").map_or("", |m| m.as_str());
+            format!("{keep}[REDACTED:{}]{tail}", p.kind)
         });
         if let Cow::Owned(s) = replaced {
             current = Cow::Owned(s);
@@ -193,7 +195,7 @@ mod tests {
             assert!(!out.contains(secret), "{secret} leaked: {out}");
         }
         assert!(out.contains("OPENAI_API_KEY=[REDACTED:"));
-        assert!(out.contains("postgres://admin:[REDACTED:url-password]"));
+        assert!(out.contains("postgres://admin:[REDACTED:url-password]@db:5432/app"));
         assert!(out.ends_with("after"));
     }
 

@@ -96,9 +96,10 @@ fn error_json(e: &Error) -> Value {
 }
 
 fn outcome(v: &Value) -> ToolOutcome {
+    // Absent means empty; any other non-string is its compact JSON text.
     let s = |k: &str| match v.get(k) {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
+        None => String::new(),
         Some(other) => other.to_string(),
     };
     ToolOutcome {

@@ -2,7 +2,8 @@
 //!
 //! `vectors_conform` runs every case of every `tests/vectors/**/*.json` file
 //! against `target/component/failmem.wasm` (tests/README.md) and writes the
-//! transcript to `target/conformance/rust.jsonl`. The other tests run the
+//! transcript to `target/conformance/rust.jsonl`; `FAILMEM_VECTORS=DIR` runs
+//! the vectors under `DIR` instead. The other tests run the
 //! `failmem` binary as a user would (host-examples/REPLAY.md).
 
 use failmem_host::trace::{TraceEvent, parse_trace};
@@ -23,7 +24,10 @@ fn load_component() -> Failmem {
 #[test]
 fn vectors_conform() {
     let failmem = load_component();
-    let dir = workspace_root().join("tests/vectors");
+    // FAILMEM_VECTORS runs another directory of vectors (a subset, a draft).
+    let dir = std::env::var_os("FAILMEM_VECTORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("tests/vectors"));
     let files = vector_files(&dir).unwrap_or_else(|e| panic!("{e:#}"));
     assert!(
         !files.is_empty(),
@@ -283,4 +287,55 @@ fn classify_prints_one_classification_per_tool_line() {
         "{}",
         lines[1]
     );
+}
+
+#[test]
+fn replay_reads_a_config_file() {
+    load_component();
+    let trace = concat!(
+        r#"{"type":"tool","tool":"bash","args":{"command":"make"},"output":"make: *** No rule to make target 'x'.  Stop.","exit_code":2}"#,
+        "\n",
+        r#"{"type":"tool","tool":"bash","args":{"command":"make"},"output":"make: *** No rule to make target 'x'.  Stop.","exit_code":2}"#,
+        "\n"
+    );
+    let trace = scratch_trace("config-trace", trace);
+    let trace = trace.to_str().expect("UTF-8 path");
+
+    let config = scratch_trace("config-good", r#"{"breaker-threshold":2}"#);
+    let output = failmem(&[
+        "replay",
+        trace,
+        "--json",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "replay --config failed: {stderr}");
+    let stdout = String::from_utf8(output.stdout).expect("stdout is UTF-8");
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last["verdict"], "stop",
+        "threshold 2 trips on the 2nd: {stdout}"
+    );
+
+    let bad = scratch_trace("config-bad", r#"{"breaker-treshold":2}"#);
+    let output = failmem(&["replay", trace, "--config", bad.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("breaker-treshold"),
+        "names the key: {stderr}"
+    );
+
+    let invalid = scratch_trace("config-invalid", r#"{"max-failures":0}"#);
+    let output = failmem(&["replay", trace, "--config", invalid.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("invalid-config"),
+        "the guest's error: {stderr}"
+    );
+    for path in [Path::new(trace), &config, &bad, &invalid] {
+        std::fs::remove_file(path).ok();
+    }
 }
