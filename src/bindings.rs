@@ -65,7 +65,13 @@ fn category_out(c: Category) -> w::Category {
 }
 
 fn outcome_in(o: w::ToolOutcome) -> ToolOutcome {
-    ToolOutcome { tool: o.tool, args: o.args, output: o.output, exit_code: o.exit_code, is_error: o.is_error }
+    ToolOutcome {
+        tool: o.tool,
+        args: o.args,
+        output: o.output,
+        exit_code: o.exit_code,
+        is_error: o.is_error,
+    }
 }
 
 fn classification_out(c: crate::Classification) -> w::Classification {
@@ -116,9 +122,14 @@ fn config_in(c: wt::Config) -> Config {
                 })
                 .collect()
         }),
-        templates: c
-            .templates
-            .map(|ts| ts.into_iter().map(|t| TemplateSource { name: t.name, source: t.source }).collect()),
+        templates: c.templates.map(|ts| {
+            ts.into_iter()
+                .map(|t| TemplateSource {
+                    name: t.name,
+                    source: t.source,
+                })
+                .collect()
+        }),
         token_budget: c.token_budget,
         always_show_failures: c.always_show_failures,
         max_output_bytes: c.max_output_bytes,
@@ -263,7 +274,10 @@ impl wt::GuestSession for SessionResource {
 
     fn ledger(&self) -> wt::Ledger {
         let (files_read, files_modified) = self.0.borrow().ledger();
-        wt::Ledger { files_read, files_modified }
+        wt::Ledger {
+            files_read,
+            files_modified,
+        }
     }
 
     fn stats(&self) -> wt::Stats {
@@ -281,13 +295,19 @@ impl wt::GuestSession for SessionResource {
             by_category: s
                 .by_category
                 .into_iter()
-                .map(|c| wt::CategoryCount { category: category_out(c.category), count: c.count })
+                .map(|c| wt::CategoryCount {
+                    category: category_out(c.category),
+                    count: c.count,
+                })
                 .collect(),
         }
     }
 
     fn render(&self, template: String, options: wt::RenderOptions) -> Result<String, w::Error> {
-        self.0.borrow().render(&template, options.token_budget).map_err(error_out)
+        self.0
+            .borrow()
+            .render(&template, options.token_budget)
+            .map_err(error_out)
     }
 
     fn snapshot(&self) -> String {

@@ -193,9 +193,7 @@ impl Category {
             Category::Resource => {
                 "Use less memory or disk (smaller inputs, fewer parallel jobs) before trying again."
             }
-            Category::ProviderError => {
-                "The model provider failed; wait, then retry the request."
-            }
+            Category::ProviderError => "The model provider failed; wait, then retry the request.",
             Category::Cancelled => "The user cancelled this; ask before trying it again.",
             Category::Runtime => {
                 "Read the error and its stack trace, find the failing line and fix the cause."
@@ -231,7 +229,10 @@ mod tests {
 
     #[test]
     fn only_provider_errors_and_cancellations_are_terminal() {
-        let terminal: Vec<_> = Category::ALL.into_iter().filter(|c| c.is_terminal()).collect();
+        let terminal: Vec<_> = Category::ALL
+            .into_iter()
+            .filter(|c| c.is_terminal())
+            .collect();
         assert_eq!(terminal, [Category::ProviderError, Category::Cancelled]);
     }
 

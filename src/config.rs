@@ -83,7 +83,9 @@ fn ranged(field: &str, value: Option<u32>, default: u32, min: u32, max: u32) -> 
     if (min..=max).contains(&v) {
         Ok(v)
     } else {
-        Err(Error::InvalidConfig(format!("{field} is {v}; it must be from {min} to {max} (default {default})")))
+        Err(Error::InvalidConfig(format!(
+            "{field} is {v}; it must be from {min} to {max} (default {default})"
+        )))
     }
 }
 
@@ -111,7 +113,9 @@ fn tool_list(field: &str, list: &Option<Vec<String>>) -> Result<Option<Vec<Strin
 pub fn is_simple_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
 }
 
 impl Config {
@@ -119,11 +123,19 @@ impl Config {
     /// are checked here only for shape; the classifier and the renderer
     /// compile them.
     pub fn resolve(&self) -> Result<Settings, Error> {
-        let max_failures = ranged("max-failures", self.max_failures, 10, 1, limits::MAX_TRACKED_FAILURES)?;
+        let max_failures = ranged(
+            "max-failures",
+            self.max_failures,
+            10,
+            1,
+            limits::MAX_TRACKED_FAILURES,
+        )?;
         let breaker_threshold = ranged("breaker-threshold", self.breaker_threshold, 5, 2, 100)?;
         let streak_threshold = ranged("streak-threshold", self.streak_threshold, 3, 2, 100)?;
-        let loop_nudge_threshold = ranged("loop-nudge-threshold", self.loop_nudge_threshold, 3, 2, 100)?;
-        let loop_stop_threshold = ranged("loop-stop-threshold", self.loop_stop_threshold, 5, 3, 100)?;
+        let loop_nudge_threshold =
+            ranged("loop-nudge-threshold", self.loop_nudge_threshold, 3, 2, 100)?;
+        let loop_stop_threshold =
+            ranged("loop-stop-threshold", self.loop_stop_threshold, 5, 3, 100)?;
         if loop_stop_threshold <= loop_nudge_threshold {
             return Err(Error::InvalidConfig(format!(
                 "loop-stop-threshold ({loop_stop_threshold}) must be greater than loop-nudge-threshold ({loop_nudge_threshold})"
@@ -171,10 +183,19 @@ impl Config {
                 )));
             }
             if templates[..i].iter().any(|o| o.name == t.name) {
-                return Err(Error::InvalidConfig(format!("templates[{i}]: the name {} is given twice", t.name)));
+                return Err(Error::InvalidConfig(format!(
+                    "templates[{i}]: the name {} is given twice",
+                    t.name
+                )));
             }
         }
-        let token_budget = ranged("token-budget", self.token_budget, 500, limits::MIN_TOKEN_BUDGET, limits::MAX_TOKEN_BUDGET)?;
+        let token_budget = ranged(
+            "token-budget",
+            self.token_budget,
+            500,
+            limits::MIN_TOKEN_BUDGET,
+            limits::MAX_TOKEN_BUDGET,
+        )?;
         let max_output_bytes = ranged(
             "max-output-bytes",
             self.max_output_bytes,
@@ -207,7 +228,13 @@ mod tests {
     fn defaults_are_documented_values() {
         let s = Config::default().resolve().unwrap();
         assert_eq!(
-            (s.max_failures, s.breaker_threshold, s.streak_threshold, s.loop_nudge_threshold, s.loop_stop_threshold),
+            (
+                s.max_failures,
+                s.breaker_threshold,
+                s.streak_threshold,
+                s.loop_nudge_threshold,
+                s.loop_stop_threshold
+            ),
             (10, 5, 3, 3, 5)
         );
         assert_eq!(s.token_budget, 500);
@@ -218,13 +245,35 @@ mod tests {
     #[test]
     fn invalid_values_name_the_field() {
         let bad = [
-            Config { max_failures: Some(0), ..Config::default() },
-            Config { breaker_threshold: Some(1), ..Config::default() },
-            Config { loop_nudge_threshold: Some(5), loop_stop_threshold: Some(5), ..Config::default() },
-            Config { token_budget: Some(10), ..Config::default() },
-            Config { exempt_tools: Some(vec![String::new()]), ..Config::default() },
+            Config {
+                max_failures: Some(0),
+                ..Config::default()
+            },
+            Config {
+                breaker_threshold: Some(1),
+                ..Config::default()
+            },
+            Config {
+                loop_nudge_threshold: Some(5),
+                loop_stop_threshold: Some(5),
+                ..Config::default()
+            },
+            Config {
+                token_budget: Some(10),
+                ..Config::default()
+            },
+            Config {
+                exempt_tools: Some(vec![String::new()]),
+                ..Config::default()
+            },
         ];
-        let fields = ["max-failures", "breaker-threshold", "loop-stop-threshold", "token-budget", "exempt-tools"];
+        let fields = [
+            "max-failures",
+            "breaker-threshold",
+            "loop-stop-threshold",
+            "token-budget",
+            "exempt-tools",
+        ];
         for (config, field) in bad.iter().zip(fields) {
             match config.resolve() {
                 Err(Error::InvalidConfig(m)) => assert!(m.contains(field), "{m}"),
@@ -235,7 +284,8 @@ mod tests {
 
     #[test]
     fn json_uses_kebab_case_and_rejects_unknown_fields() {
-        let c: Config = serde_json::from_str(r#"{"max-failures":3,"always-show-failures":true}"#).unwrap();
+        let c: Config =
+            serde_json::from_str(r#"{"max-failures":3,"always-show-failures":true}"#).unwrap();
         assert_eq!(c.max_failures, Some(3));
         assert!(serde_json::from_str::<Config>(r#"{"max_failures":3}"#).is_err());
     }

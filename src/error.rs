@@ -34,7 +34,10 @@ impl std::fmt::Display for Error {
             Error::InvalidTemplate(m) => write!(f, "invalid template: {m}"),
             Error::RenderFailed(m) => write!(f, "render failed: {m}"),
             Error::UnknownFailure(id) => {
-                write!(f, "no tracked failure has id {id}; list them with failures()")
+                write!(
+                    f,
+                    "no tracked failure has id {id}; list them with failures()"
+                )
             }
             Error::TooLarge(m) => write!(f, "too large: {m}"),
             Error::Other(m) => f.write_str(m),

@@ -103,7 +103,15 @@ const PATTERNS: &[SecretPattern] = &[
     },
     SecretPattern {
         kind: "assignment",
-        needles: &["key", "token", "secret", "password", "passwd", "pwd", "credential"],
+        needles: &[
+            "key",
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "pwd",
+            "credential",
+        ],
         pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)["']?\s*[:=]\s*["']?)[^\s"',;}{]{6,}"#,
     },
 ];
@@ -191,7 +199,12 @@ mod tests {
                     postgres://admin:hunter2secret@db:5432/app\n\
                     -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\nafter";
         let out = redacted(text);
-        for secret in ["abc123def456ghi", "abcdef123456789xyz", "hunter2secret", "MIIEow"] {
+        for secret in [
+            "abc123def456ghi",
+            "abcdef123456789xyz",
+            "hunter2secret",
+            "MIIEow",
+        ] {
             assert!(!out.contains(secret), "{secret} leaked: {out}");
         }
         assert!(out.contains("OPENAI_API_KEY=[REDACTED:"));

@@ -38,7 +38,10 @@ pub fn cut_chars(s: &str, max_chars: usize) -> String {
     match s.char_indices().nth(max_chars) {
         None => s.to_string(),
         Some(_) => {
-            let end = s.char_indices().nth(max_chars - 1).map_or(s.len(), |(i, _)| i);
+            let end = s
+                .char_indices()
+                .nth(max_chars - 1)
+                .map_or(s.len(), |(i, _)| i);
             let mut out = s[..end].trim_end().to_string();
             out.push('…');
             out

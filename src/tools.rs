@@ -35,29 +35,101 @@ impl Family {
 }
 
 const EDIT_TOOLS: &[&str] = &[
-    "edit", "editfile", "multiedit", "strreplace", "strreplaceeditor", "strreplacebasededittool",
-    "applypatch", "applydiff", "patch", "replace", "replaceinfile", "searchreplace", "write",
-    "writefile", "writetofile", "createfile", "create", "insert", "inserttext", "notebookedit",
-    "editnotebook", "searchandreplace", "modifyfile", "updatefile",
+    "edit",
+    "editfile",
+    "multiedit",
+    "strreplace",
+    "strreplaceeditor",
+    "strreplacebasededittool",
+    "applypatch",
+    "applydiff",
+    "patch",
+    "replace",
+    "replaceinfile",
+    "searchreplace",
+    "write",
+    "writefile",
+    "writetofile",
+    "createfile",
+    "create",
+    "insert",
+    "inserttext",
+    "notebookedit",
+    "editnotebook",
+    "searchandreplace",
+    "modifyfile",
+    "updatefile",
 ];
 const SHELL_TOOLS: &[&str] = &[
-    "bash", "shell", "sh", "zsh", "powershell", "cmd", "terminal", "exec", "execute",
-    "executecommand", "runcommand", "runterminalcmd", "runterminalcommand", "runshellcommand",
-    "shellcommand", "localshell", "containerexec", "command", "run", "executebash", "bashtool",
-    "runinterminal", "executeshell",
+    "bash",
+    "shell",
+    "sh",
+    "zsh",
+    "powershell",
+    "cmd",
+    "terminal",
+    "exec",
+    "execute",
+    "executecommand",
+    "runcommand",
+    "runterminalcmd",
+    "runterminalcommand",
+    "runshellcommand",
+    "shellcommand",
+    "localshell",
+    "containerexec",
+    "command",
+    "run",
+    "executebash",
+    "bashtool",
+    "runinterminal",
+    "executeshell",
 ];
 const READ_TOOLS: &[&str] = &[
-    "read", "readfile", "view", "viewfile", "cat", "open", "openfile", "notebookread",
-    "readmanyfiles", "readfiles", "getfile", "fileread",
+    "read",
+    "readfile",
+    "view",
+    "viewfile",
+    "cat",
+    "open",
+    "openfile",
+    "notebookread",
+    "readmanyfiles",
+    "readfiles",
+    "getfile",
+    "fileread",
 ];
 const SEARCH_TOOLS: &[&str] = &[
-    "grep", "glob", "search", "find", "findfiles", "filesearch", "grepsearch", "codebasesearch",
-    "listdir", "listdirectory", "ls", "list", "listfiles", "ripgrep", "rg", "searchfiles",
+    "grep",
+    "glob",
+    "search",
+    "find",
+    "findfiles",
+    "filesearch",
+    "grepsearch",
+    "codebasesearch",
+    "listdir",
+    "listdirectory",
+    "ls",
+    "list",
+    "listfiles",
+    "ripgrep",
+    "rg",
+    "searchfiles",
     "searchcode",
 ];
 const WEB_TOOLS: &[&str] = &[
-    "webfetch", "fetch", "websearch", "browse", "browser", "httprequest", "http", "curl",
-    "fetchurl", "urlfetch", "googlesearch",
+    "webfetch",
+    "fetch",
+    "websearch",
+    "browse",
+    "browser",
+    "httprequest",
+    "http",
+    "curl",
+    "fetchurl",
+    "urlfetch",
+    "googlesearch",
 ];
 
 /// Lowercases a tool name and drops everything but letters and digits, so
@@ -155,7 +227,14 @@ impl Args {
             Args::Text(t) => Some(t.clone()),
             Args::Json(Value::String(s)) => Some(s.clone()),
             Args::Json(Value::Object(map)) => {
-                for key in ["command", "cmd", "script", "commandLine", "command_line", "input"] {
+                for key in [
+                    "command",
+                    "cmd",
+                    "script",
+                    "commandLine",
+                    "command_line",
+                    "input",
+                ] {
                     match map.get(key) {
                         Some(Value::String(s)) => return Some(s.clone()),
                         Some(Value::Array(parts)) => {
@@ -207,8 +286,20 @@ fn write_canonical(v: &Value, out: &mut String) {
 }
 
 const PATH_KEYS: &[&str] = &[
-    "file_path", "path", "filePath", "file", "filename", "target_file", "targetFile",
-    "notebook_path", "absolute_path", "relative_path", "target", "uri", "dir_path", "directory",
+    "file_path",
+    "path",
+    "filePath",
+    "file",
+    "filename",
+    "target_file",
+    "targetFile",
+    "notebook_path",
+    "absolute_path",
+    "relative_path",
+    "target",
+    "uri",
+    "dir_path",
+    "directory",
 ];
 
 /// Paths named by `*** Add/Update/Delete File:` headers of an apply_patch body.
@@ -216,7 +307,13 @@ fn patch_paths(patch: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in patch.lines() {
         let line = line.trim();
-        for prefix in ["*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:", "+++ b/"] {
+        for prefix in [
+            "*** Update File:",
+            "*** Add File:",
+            "*** Delete File:",
+            "*** Move to:",
+            "+++ b/",
+        ] {
             if let Some(rest) = line.strip_prefix(prefix) {
                 let p = rest.trim();
                 if !p.is_empty() && p != "/dev/null" {
@@ -290,7 +387,9 @@ pub fn core_command(command: &str) -> &str {
 pub fn last_program(command: &str) -> Option<String> {
     let last_stage = command.rsplit(['|', ';']).next()?.rsplit("&&").next()?;
     let core = core_command(last_stage);
-    let word = core.split_whitespace().find(|w| *w != "sudo" && *w != "env" && *w != "time")?;
+    let word = core
+        .split_whitespace()
+        .find(|w| *w != "sudo" && *w != "env" && *w != "time")?;
     Some(word.rsplit('/').next().unwrap_or(word).to_string())
 }
 
@@ -352,7 +451,10 @@ mod tests {
         let c = a.command().unwrap();
         assert_eq!(core_command(&c), "cargo test -q");
         assert_eq!(last_program(&c).as_deref(), Some("cargo"));
-        assert_eq!(last_program("cat x | /usr/bin/grep foo").as_deref(), Some("grep"));
+        assert_eq!(
+            last_program("cat x | /usr/bin/grep foo").as_deref(),
+            Some("grep")
+        );
         let argv = Args::parse(r#"{"command":["bash","-lc","ls"]}"#);
         assert_eq!(argv.command().as_deref(), Some("bash -lc ls"));
         assert_eq!(target(Family::Shell, &a), "cargo test -q");

@@ -21,7 +21,9 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("corpus");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("corpus");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/corpus")
         .flatten()
@@ -35,7 +37,8 @@ fn cases() -> Vec<Case> {
             if line.trim().is_empty() {
                 continue;
             }
-            let case: Case = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}:{}: {e}", f.display(), i + 1));
+            let case: Case = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", f.display(), i + 1));
             out.push(case);
         }
     }
@@ -45,7 +48,11 @@ fn cases() -> Vec<Case> {
 #[test]
 fn classifier_accuracy_on_real_outputs() {
     let cases = cases();
-    assert!(cases.len() >= 300, "the corpus has only {} cases", cases.len());
+    assert!(
+        cases.len() >= 300,
+        "the corpus has only {} cases",
+        cases.len()
+    );
     let (mut right, mut successes, mut false_failures) = (0, 0, 0);
     let mut misses = Vec::new();
     for c in &cases {
@@ -71,7 +78,10 @@ fn classifier_accuracy_on_real_outputs() {
         if name == c.expect {
             right += 1;
         } else {
-            misses.push(format!("{:<34} want {:<18} got {:<18} {} | {}", c.id, c.expect, name, got.rule, got.description));
+            misses.push(format!(
+                "{:<34} want {:<18} got {:<18} {} | {}",
+                c.id, c.expect, name, got.rule, got.description
+            ));
         }
     }
     let accuracy = right as f64 / cases.len() as f64;
@@ -83,6 +93,14 @@ fn classifier_accuracy_on_real_outputs() {
         false_rate * 100.0
     );
     eprintln!("misses:\n{}", misses.join("\n"));
-    assert!(accuracy >= 0.90, "accuracy {:.1}% is under 90%", accuracy * 100.0);
-    assert!(false_rate <= 0.02, "{:.1}% of successes were called failures", false_rate * 100.0);
+    assert!(
+        accuracy >= 0.90,
+        "accuracy {:.1}% is under 90%",
+        accuracy * 100.0
+    );
+    assert!(
+        false_rate <= 0.02,
+        "{:.1}% of successes were called failures",
+        false_rate * 100.0
+    );
 }

@@ -45,12 +45,16 @@ struct Step {
 }
 
 fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("vectors")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("vectors")
 }
 
 fn vector_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -119,8 +123,12 @@ fn to_json<T: serde::Serialize>(v: &T) -> Value {
 fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
     let need = |what: &str| format!("step op {:?} needs {what}", step.op);
     Ok(match step.op.as_str() {
-        "observe" => to_json(&session.observe(&outcome(step.outcome.as_ref().expect(&need("outcome"))))),
-        "classify" => to_json(&failmem::classify(&outcome(step.outcome.as_ref().expect(&need("outcome"))))),
+        "observe" => {
+            to_json(&session.observe(&outcome(step.outcome.as_ref().expect(&need("outcome")))))
+        }
+        "classify" => to_json(&failmem::classify(&outcome(
+            step.outcome.as_ref().expect(&need("outcome")),
+        ))),
         "turn" => json!(session.turn()),
         "compacted" => json!(session.compacted()),
         "resolve" => {
@@ -140,11 +148,18 @@ fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
             json!({ "files-read": read, "files-modified": modified })
         }
         "stats" => to_json(&session.stats()),
-        "render" => json!(session.render(step.template.as_deref().expect(&need("template")), step.token_budget)?),
+        "render" => json!(session.render(
+            step.template.as_deref().expect(&need("template")),
+            step.token_budget
+        )?),
         "snapshot" => {
             let text = session.snapshot();
             *session = Session::restore(&text)?;
-            assert_eq!(session.snapshot(), text, "a restored session snapshots to the same bytes");
+            assert_eq!(
+                session.snapshot(),
+                text,
+                "a restored session snapshots to the same bytes"
+            );
             json!(text)
         }
         "restore" => {
@@ -178,9 +193,16 @@ fn diff(expected: &Value, actual: &Value, partial: bool, path: &str) -> Option<S
         }
         (Value::Array(e), Value::Array(a)) if !partial || e.len() == a.len() => {
             if e.len() != a.len() {
-                return Some(format!("{path}: expected {} items, got {}", e.len(), a.len()));
+                return Some(format!(
+                    "{path}: expected {} items, got {}",
+                    e.len(),
+                    a.len()
+                ));
             }
-            e.iter().zip(a).enumerate().find_map(|(i, (ev, av))| diff(ev, av, partial, &format!("{path}[{i}]")))
+            e.iter()
+                .zip(a)
+                .enumerate()
+                .find_map(|(i, (ev, av))| diff(ev, av, partial, &format!("{path}[{i}]")))
         }
         _ if expected == actual => None,
         _ => Some(format!("{path}: expected {expected}, got {actual}")),
@@ -191,20 +213,33 @@ fn diff(expected: &Value, actual: &Value, partial: bool, path: &str) -> Option<S
 fn conformance_vectors_pass_natively() {
     let bless = std::env::var_os("FAILMEM_BLESS").is_some();
     let files = vector_files();
-    assert!(!files.is_empty(), "no vectors under {}", vectors_dir().display());
+    assert!(
+        !files.is_empty(),
+        "no vectors under {}",
+        vectors_dir().display()
+    );
     let mut failures = Vec::new();
     let mut descriptions = BTreeSet::new();
     let mut total = 0;
     for file in &files {
-        let rel = file.strip_prefix(vectors_dir()).unwrap().display().to_string();
+        let rel = file
+            .strip_prefix(vectors_dir())
+            .unwrap()
+            .display()
+            .to_string();
         let text = std::fs::read_to_string(file).unwrap();
-        let mut raw: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: not JSON: {e}"));
+        let mut raw: Vec<Value> =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: not JSON: {e}"));
         let mut changed = false;
         for (index, raw_case) in raw.iter_mut().enumerate() {
             total += 1;
-            let case: Case = serde_json::from_value(raw_case.clone()).unwrap_or_else(|e| panic!("{rel}#{index}: {e}"));
+            let case: Case = serde_json::from_value(raw_case.clone())
+                .unwrap_or_else(|e| panic!("{rel}#{index}: {e}"));
             let name = format!("{rel}#{index} {:?}", case.description);
-            assert!(descriptions.insert(case.description.clone()), "{name}: description used twice");
+            assert!(
+                descriptions.insert(case.description.clone()),
+                "{name}: description used twice"
+            );
             let config: Config = serde_json::from_value(case.config.clone().unwrap_or(json!({})))
                 .unwrap_or_else(|e| panic!("{name}: config: {e}"));
             let mut session = match (Session::new(config), &case.expect_create_error) {
@@ -225,17 +260,23 @@ fn conformance_vectors_pass_natively() {
                 match (run_step(&mut session, step), &step.expect_error) {
                     (Err(e), Some(want)) => {
                         if error_case(&e) != want {
-                            failures.push(format!("{at}: expected error {want}, got {}", error_json(&e)));
+                            failures.push(format!(
+                                "{at}: expected error {want}, got {}",
+                                error_json(&e)
+                            ));
                         }
                         if session.snapshot() != before {
                             failures.push(format!("{at}: a failed call changed the session"));
                         }
                     }
                     (Err(e), None) => failures.push(format!("{at}: failed: {}", error_json(&e))),
-                    (Ok(v), Some(want)) => failures.push(format!("{at}: expected error {want}, got {v}")),
+                    (Ok(v), Some(want)) => {
+                        failures.push(format!("{at}: expected error {want}, got {v}"))
+                    }
                     (Ok(actual), None) => {
                         if bless && step.expect_partial.is_none() {
-                            let obj: &mut Map<String, Value> = raw_case["steps"][i].as_object_mut().unwrap();
+                            let obj: &mut Map<String, Value> =
+                                raw_case["steps"][i].as_object_mut().unwrap();
                             if obj.get("expect") != Some(&actual) {
                                 obj.insert("expect".into(), actual.clone());
                                 changed = true;
@@ -261,6 +302,11 @@ fn conformance_vectors_pass_natively() {
             eprintln!("blessed {rel}");
         }
     }
-    assert!(failures.is_empty(), "{} of the steps in {total} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of the steps in {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("{total} cases in {} files passed", files.len());
 }

@@ -17,7 +17,11 @@ pub struct CodeTable {
 impl CodeTable {
     /// The category for `code`, if the table decides it.
     pub fn lookup(&self, code: &str) -> Option<Category> {
-        self.entries.iter().find(|(c, _)| *c == code).map(|(_, cat)| *cat).or(self.default)
+        self.entries
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, cat)| *cat)
+            .or(self.default)
     }
 }
 

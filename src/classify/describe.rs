@@ -46,8 +46,13 @@ pub fn line_at(text: &str, at: usize) -> &str {
 
 /// Cleans a line for display: tags and decoration dropped, whitespace squashed.
 fn clean(line: &str) -> String {
-    let line = line.replace("<tool_use_error>", "").replace("</tool_use_error>", "");
-    let line = line.trim().trim_start_matches(['>', '|', '#', '*', '-', ' ']).trim();
+    let line = line
+        .replace("<tool_use_error>", "")
+        .replace("</tool_use_error>", "");
+    let line = line
+        .trim()
+        .trim_start_matches(['>', '|', '#', '*', '-', ' '])
+        .trim();
     squash_whitespace(line)
 }
 
@@ -55,7 +60,9 @@ fn clean(line: &str) -> String {
 fn location_after(text: &str, at: usize) -> Option<String> {
     let rest = &text[crate::text::floor_boundary(text, at)..];
     rest.lines().skip(1).take(3).find_map(|l| {
-        l.trim_start().strip_prefix("--> ").map(|loc| loc.trim().to_string())
+        l.trim_start()
+            .strip_prefix("--> ")
+            .map(|loc| loc.trim().to_string())
     })
 }
 
@@ -70,7 +77,12 @@ pub struct Telling {
 /// Picks the telling line of a failure's output.
 ///
 /// `at` is where the deciding rule matched, if a rule matched.
-pub fn telling(category: Category, output: &str, at: Option<usize>, exit_code: Option<i32>) -> Telling {
+pub fn telling(
+    category: Category,
+    output: &str,
+    at: Option<usize>,
+    exit_code: Option<i32>,
+) -> Telling {
     let mut message = String::new();
     if category == Category::TestFailure {
         for re in failing_test_regexes() {
@@ -99,7 +111,7 @@ pub fn telling(category: Category, output: &str, at: Option<usize>, exit_code: O
         let lines = || output.lines().map(str::trim).filter(|l| !l.is_empty());
         message = lines()
             .find(|l| errorish_regex().is_match(l))
-            .or_else(|| lines().last())
+            .or_else(|| lines().next_back())
             .map(clean)
             .unwrap_or_default();
     }
@@ -110,7 +122,10 @@ pub fn telling(category: Category, output: &str, at: Option<usize>, exit_code: O
         };
     }
     let description = cut_chars(&message, MAX_DESCRIPTION_CHARS);
-    Telling { message, description }
+    Telling {
+        message,
+        description,
+    }
 }
 
 #[cfg(test)]
@@ -119,10 +134,14 @@ mod tests {
 
     #[test]
     fn rustc_errors_get_their_location() {
-        let out = "   Compiling x v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n";
+        let out =
+            "   Compiling x v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n";
         let at = out.find("error[").unwrap();
         let t = telling(Category::TypeError, out, Some(at), Some(101));
-        assert_eq!(t.description, "error[E0308]: mismatched types at src/main.rs:4:18");
+        assert_eq!(
+            t.description,
+            "error[E0308]: mismatched types at src/main.rs:4:18"
+        );
     }
 
     #[test]
@@ -142,6 +161,9 @@ mod tests {
 
     #[test]
     fn empty_output_says_so() {
-        assert_eq!(telling(Category::Unknown, "", None, Some(3)).description, "exited with code 3 and no output");
+        assert_eq!(
+            telling(Category::Unknown, "", None, Some(3)).description,
+            "exited with code 3 and no output"
+        );
     }
 }

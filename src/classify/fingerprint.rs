@@ -9,15 +9,30 @@ use std::sync::OnceLock;
 
 /// Volatile tokens and what they are replaced with, applied in order.
 const MASKS: &[(&str, &str)] = &[
-    (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<uuid>"),
-    (r"(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s:'`\x22)]*)?", "<tmp>"),
-    (r"(?i)[A-Z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\\S*", "<tmp>"),
-    (r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?", "<time>"),
+    (
+        r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+        "<uuid>",
+    ),
+    (
+        r"(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s:'`\x22)]*)?",
+        "<tmp>",
+    ),
+    (
+        r"(?i)[A-Z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\\S*",
+        "<tmp>",
+    ),
+    (
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?",
+        "<time>",
+    ),
     (r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b", "<time>"),
     (r"\b0x[0-9a-fA-F]+\b", "<addr>"),
     (r"\b[0-9a-f]{12,}\b", "<hex>"),
     (r"(?i)\b(pid|process|thread|tid)([ :=#]+)\d+", "$1$2<n>"),
-    (r"(?i)\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds|m|min|mins|minutes|h|hrs|hours)\b", "<duration>"),
+    (
+        r"(?i)\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds|m|min|mins|minutes|h|hrs|hours)\b",
+        "<duration>",
+    ),
     (r"\b\d+(?:\.\d+)?\s?(?:B|KB|KiB|MB|MiB|GB|GiB)\b", "<size>"),
 ];
 
@@ -36,7 +51,10 @@ fn compiled() -> &'static [(Regex, &'static str)] {
 
 /// Masks volatile tokens in a message and squashes its whitespace.
 pub fn mask(message: &str) -> String {
-    let mut s = crate::text::squash_whitespace(cut_bytes(message, crate::limits::MAX_FINGERPRINT_SOURCE_BYTES));
+    let mut s = crate::text::squash_whitespace(cut_bytes(
+        message,
+        crate::limits::MAX_FINGERPRINT_SOURCE_BYTES,
+    ));
     for (re, replacement) in compiled() {
         if let std::borrow::Cow::Owned(o) = re.replace_all(&s, *replacement) {
             s = o;
@@ -72,8 +90,12 @@ mod tests {
 
     #[test]
     fn masks_volatile_tokens() {
-        let a = mask("error at 0x7ffd1234 in /tmp/.tmpAbC12/x.rs pid 4242 after 1.52s at 2026-11-22T03:47:56Z");
-        let b = mask("error at 0x7ffd9999 in /tmp/.tmpZZZ99/x.rs pid 17 after 12ms at 2026-01-02T00:00:00Z");
+        let a = mask(
+            "error at 0x7ffd1234 in /tmp/.tmpAbC12/x.rs pid 4242 after 1.52s at 2026-11-22T03:47:56Z",
+        );
+        let b = mask(
+            "error at 0x7ffd9999 in /tmp/.tmpZZZ99/x.rs pid 17 after 12ms at 2026-01-02T00:00:00Z",
+        );
         assert_eq!(a, b);
         assert!(a.contains("<addr>") && a.contains("<tmp>") && a.contains("pid <n>"));
     }
@@ -84,7 +106,10 @@ mod tests {
             fingerprint("bash", "test-failure", "test a failed"),
             fingerprint("bash", "test-failure", "test b failed")
         );
-        assert_ne!(fingerprint("bash", "runtime", "x"), fingerprint("sh", "runtime", "x"));
+        assert_ne!(
+            fingerprint("bash", "runtime", "x"),
+            fingerprint("sh", "runtime", "x")
+        );
         assert_eq!(fingerprint("bash", "runtime", "x").len(), 16);
     }
 }

@@ -62,7 +62,10 @@ pub struct Classification {
 
 impl Classification {
     fn success(rule: &str) -> Classification {
-        Classification { rule: rule.to_string(), ..Classification::default() }
+        Classification {
+            rule: rule.to_string(),
+            ..Classification::default()
+        }
     }
 
     /// Whether the outcome was a failure.
@@ -142,15 +145,24 @@ impl Observation {
         let tool = cut_bytes(outcome.tool.trim(), limits::MAX_TOOL_NAME_BYTES).to_string();
         let family = tools::family(&tool);
         let args = Args::parse(&redact(&outcome.args));
-        let command = if family == Family::Shell { args.command() } else { None };
+        let command = if family == Family::Shell {
+            args.command()
+        } else {
+            None
+        };
         let program = command.as_deref().and_then(tools::last_program);
         let output = bound_output(&outcome.output, max_output_bytes);
         let lower = output.to_ascii_lowercase();
         let tool_lower = tool.to_ascii_lowercase();
-        let test_run = command.as_deref().is_some_and(|c| test_command_regex().is_match(c))
+        let test_run = command
+            .as_deref()
+            .is_some_and(|c| test_command_regex().is_match(c))
             || (family == Family::Other && tool_lower.contains("test"));
-        let build_run = command.as_deref().is_some_and(|c| build_command_regex().is_match(c))
-            || (family == Family::Other && (tool_lower.contains("build") || tool_lower.contains("compile")));
+        let build_run = command
+            .as_deref()
+            .is_some_and(|c| build_command_regex().is_match(c))
+            || (family == Family::Other
+                && (tool_lower.contains("build") || tool_lower.contains("compile")));
         Observation {
             tool,
             family,
@@ -204,7 +216,10 @@ fn builtin_regexes() -> &'static [Regex] {
     CELL.get_or_init(|| {
         RULES
             .iter()
-            .map(|r| Regex::new(r.pattern).unwrap_or_else(|e| unreachable!("built-in rule {}: {e}", r.id)))
+            .map(|r| {
+                Regex::new(r.pattern)
+                    .unwrap_or_else(|e| unreachable!("built-in rule {}: {e}", r.id))
+            })
             .collect()
     })
 }
@@ -221,11 +236,17 @@ struct Decision {
 impl Classifier {
     /// A classifier with the built-in rules only.
     pub fn builtin() -> Classifier {
-        Classifier { host_rules: Vec::new(), available_tools: None }
+        Classifier {
+            host_rules: Vec::new(),
+            available_tools: None,
+        }
     }
 
     /// A classifier with host rules (tried first) and the available tools.
-    pub fn new(host_rules: &[HostRule], available_tools: Option<&[String]>) -> Result<Classifier, Error> {
+    pub fn new(
+        host_rules: &[HostRule],
+        available_tools: Option<&[String]>,
+    ) -> Result<Classifier, Error> {
         let mut compiled = Vec::with_capacity(host_rules.len());
         for (i, rule) in host_rules.iter().enumerate() {
             if rule.pattern.len() > limits::MAX_RULE_PATTERN_BYTES {
@@ -237,11 +258,20 @@ impl Classifier {
                 )));
             }
             let regex = Regex::new(&rule.pattern).map_err(|e| {
-                Error::InvalidConfig(format!("rules[{i}] ({:?}): the pattern is not a valid regex-lite pattern: {e}", rule.id))
+                Error::InvalidConfig(format!(
+                    "rules[{i}] ({:?}): the pattern is not a valid regex-lite pattern: {e}",
+                    rule.id
+                ))
             })?;
-            compiled.push(CompiledHostRule { rule: rule.clone(), regex });
+            compiled.push(CompiledHostRule {
+                rule: rule.clone(),
+                regex,
+            });
         }
-        Ok(Classifier { host_rules: compiled, available_tools: available_tools.map(<[String]>::to_vec) })
+        Ok(Classifier {
+            host_rules: compiled,
+            available_tools: available_tools.map(<[String]>::to_vec),
+        })
     }
 
     /// Finds the rule that decides a failure's category. With `proof_only`,
@@ -306,8 +336,9 @@ impl Classifier {
         };
         if let Some(code) = obs.exit_code {
             let program = obs.program.as_deref().unwrap_or("");
-            if let Some((_, _, category, id)) =
-                rules::PROGRAM_EXIT_CODES.iter().find(|(p, c, _, _)| *p == program && *c == code)
+            if let Some((_, _, category, id)) = rules::PROGRAM_EXIT_CODES
+                .iter()
+                .find(|(p, c, _, _)| *p == program && *c == code)
             {
                 return Some(by_exit(*category, id));
             }
@@ -337,7 +368,11 @@ impl Classifier {
                 describe: Some("no tool call in the model's response"),
                 suggestion: None,
             }
-        } else if self.available_tools.as_ref().is_some_and(|t| !t.iter().any(|t| t == &obs.tool)) {
+        } else if self
+            .available_tools
+            .as_ref()
+            .is_some_and(|t| !t.iter().any(|t| t == &obs.tool))
+        {
             Decision {
                 category: Category::UnknownTool,
                 rule: "config.available-tools".to_string(),
@@ -360,7 +395,9 @@ impl Classifier {
         let (message, description) = match decision.describe {
             Some(template) => {
                 let path = obs.path().unwrap_or_else(|| "the file".to_string());
-                let text = template.replace("{path}", &path).replace("{tool}", &obs.tool);
+                let text = template
+                    .replace("{path}", &path)
+                    .replace("{tool}", &obs.tool);
                 let description = crate::text::cut_chars(&text, limits::MAX_DESCRIPTION_CHARS);
                 (text, description)
             }
@@ -421,19 +458,39 @@ pub fn rule_table() -> Vec<RuleInfo> {
             }),
             Decide::Table(t) => {
                 for (code, category) in t.entries {
-                    rows.push(RuleInfo { id: format!("{}:{code}", r.id), scope: r.scope.name(), pattern: r.pattern, category: *category });
+                    rows.push(RuleInfo {
+                        id: format!("{}:{code}", r.id),
+                        scope: r.scope.name(),
+                        pattern: r.pattern,
+                        category: *category,
+                    });
                 }
                 if let Some(category) = t.default {
-                    rows.push(RuleInfo { id: format!("{}:*", r.id), scope: r.scope.name(), pattern: r.pattern, category });
+                    rows.push(RuleInfo {
+                        id: format!("{}:*", r.id),
+                        scope: r.scope.name(),
+                        pattern: r.pattern,
+                        category,
+                    });
                 }
             }
         }
     }
     for (_, _, category, id) in rules::PROGRAM_EXIT_CODES {
-        rows.push(RuleInfo { id: (*id).to_string(), scope: "shell", pattern: "(program exit code)", category: *category });
+        rows.push(RuleInfo {
+            id: (*id).to_string(),
+            scope: "shell",
+            pattern: "(program exit code)",
+            category: *category,
+        });
     }
     for (_, category, id) in rules::EXIT_CODES {
-        rows.push(RuleInfo { id: (*id).to_string(), scope: "any", pattern: "(exit code)", category: *category });
+        rows.push(RuleInfo {
+            id: (*id).to_string(),
+            scope: "any",
+            pattern: "(exit code)",
+            category: *category,
+        });
     }
     rows
 }

@@ -101,24 +101,38 @@ pub fn signal(obs: &Observation) -> Signal {
         if t.is_empty() && git_answering_regex().is_match(command) {
             return Signal::Success("signal.answered-no");
         }
-        if t.len() < 2000 && (t.contains("nothing to commit") || t.contains("nothing added to commit")) {
+        if t.len() < 2000
+            && (t.contains("nothing to commit") || t.contains("nothing added to commit"))
+        {
             return Signal::Success("signal.answered-nothing-to-do");
         }
     }
     // 2. The host's flag.
     if let Some(is_error) = obs.is_error {
-        return if is_error { Signal::Failure } else { Signal::Success("signal.host-flag") };
+        return if is_error {
+            Signal::Failure
+        } else {
+            Signal::Success("signal.host-flag")
+        };
     }
     // 3. The exit code.
     if let Some(code) = obs.exit_code {
-        return if code != 0 { Signal::Failure } else { Signal::Success("signal.exit-zero") };
+        return if code != 0 {
+            Signal::Failure
+        } else {
+            Signal::Success("signal.exit-zero")
+        };
     }
     // 4. Strong markers in the text. A file reader's output is file content,
     // so only its first line counts.
     if obs.tool.trim().is_empty() {
         return Signal::Failure;
     }
-    let first_line = obs.output.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let first_line = obs
+        .output
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     if strong_marker_regex().is_match(first_line) {
         return Signal::Failure;
     }

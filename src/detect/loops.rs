@@ -40,17 +40,24 @@ impl CallHistory {
         let mut best: Option<LoopFinding> = None;
         for period in 1..=MAX_PERIOD.min(n) {
             // A cycle must not itself be a shorter cycle (A-A is period 1, not 2).
-            if period > 1 && (1..period).any(|p| period % p == 0 && self.has_period(n - period, period, p)) {
+            if period > 1
+                && (1..period).any(|p| period % p == 0 && self.has_period(n - period, period, p))
+            {
                 continue;
             }
             // Count trailing positions that agree with the call one period earlier.
             let mut agree = 0;
-            while agree + period < n && self.calls[n - 1 - agree] == self.calls[n - 1 - agree - period] {
+            while agree + period < n
+                && self.calls[n - 1 - agree] == self.calls[n - 1 - agree - period]
+            {
                 agree += 1;
             }
             let repetitions = ((agree + period) / period) as u32;
             if repetitions >= 2 && best.is_none_or(|b| repetitions > b.repetitions) {
-                best = Some(LoopFinding { period, repetitions });
+                best = Some(LoopFinding {
+                    period,
+                    repetitions,
+                });
             }
         }
         best
@@ -79,14 +86,38 @@ mod tests {
     #[test]
     fn identical_calls_count_up() {
         assert_eq!(run(&[1]), None);
-        assert_eq!(run(&[1, 1, 1]), Some(LoopFinding { period: 1, repetitions: 3 }));
-        assert_eq!(run(&[2, 1, 1, 1, 1, 1]), Some(LoopFinding { period: 1, repetitions: 5 }));
+        assert_eq!(
+            run(&[1, 1, 1]),
+            Some(LoopFinding {
+                period: 1,
+                repetitions: 3
+            })
+        );
+        assert_eq!(
+            run(&[2, 1, 1, 1, 1, 1]),
+            Some(LoopFinding {
+                period: 1,
+                repetitions: 5
+            })
+        );
     }
 
     #[test]
     fn cycles_are_found() {
-        assert_eq!(run(&[1, 2, 1, 2, 1, 2]), Some(LoopFinding { period: 2, repetitions: 3 }));
-        assert_eq!(run(&[1, 2, 3, 1, 2, 3, 1, 2, 3]), Some(LoopFinding { period: 3, repetitions: 3 }));
+        assert_eq!(
+            run(&[1, 2, 1, 2, 1, 2]),
+            Some(LoopFinding {
+                period: 2,
+                repetitions: 3
+            })
+        );
+        assert_eq!(
+            run(&[1, 2, 3, 1, 2, 3, 1, 2, 3]),
+            Some(LoopFinding {
+                period: 3,
+                repetitions: 3
+            })
+        );
         assert_eq!(run(&[1, 2, 3, 4]), None);
     }
 

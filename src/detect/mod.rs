@@ -63,7 +63,12 @@ struct Candidate {
 
 impl Detector {
     /// Runs every detector for one step, pushing events, and returns the verdict.
-    pub fn step(&mut self, s: &Settings, facts: &StepFacts<'_>, events: &mut Vec<Event>) -> Verdict {
+    pub fn step(
+        &mut self,
+        s: &Settings,
+        facts: &StepFacts<'_>,
+        events: &mut Vec<Event>,
+    ) -> Verdict {
         let mut candidates: Vec<Candidate> = Vec::new();
         if let Some(category) = facts.category
             && category.is_terminal()
@@ -72,31 +77,66 @@ impl Detector {
                 Category::Cancelled => "the user or host cancelled the call".to_string(),
                 _ => format!("the model provider failed: {}", facts.description),
             };
-            candidates.push(Candidate { rank: 0, verdict: Verdict::intervene(Action::Stop, reason, true, &[category], 1) });
+            candidates.push(Candidate {
+                rank: 0,
+                verdict: Verdict::intervene(Action::Stop, reason, true, &[category], 1),
+            });
         }
         if facts.counted
             && let Some(category) = facts.category
         {
             if let Some(n) = self.breaker.failure(facts.fingerprint, s.breaker_threshold) {
-                events.push(Event::plain(EventKind::BreakerTripped, format!("the same error {n} times in a row: {}", facts.description)));
+                events.push(Event::plain(
+                    EventKind::BreakerTripped,
+                    format!("the same error {n} times in a row: {}", facts.description),
+                ));
                 let reason = format!("the same error {n} times in a row: {}", facts.description);
-                candidates.push(Candidate { rank: 1, verdict: Verdict::intervene(Action::Stop, reason, false, &[category], n) });
+                candidates.push(Candidate {
+                    rank: 1,
+                    verdict: Verdict::intervene(Action::Stop, reason, false, &[category], n),
+                });
             }
             match self.streak.failure(category, s.streak_threshold) {
                 Some(StreakTrip::Nudge(kinds)) => {
-                    let reason = format!("{} failures in a row ({})", s.streak_threshold, names(&kinds));
-                    events.push(Event::plain(EventKind::StreakTripped, format!("nudge: {reason}")));
+                    let reason = format!(
+                        "{} failures in a row ({})",
+                        s.streak_threshold,
+                        names(&kinds)
+                    );
+                    events.push(Event::plain(
+                        EventKind::StreakTripped,
+                        format!("nudge: {reason}"),
+                    ));
                     candidates.push(Candidate {
                         rank: 6,
-                        verdict: Verdict::intervene(Action::Nudge, reason, true, &kinds, s.streak_threshold),
+                        verdict: Verdict::intervene(
+                            Action::Nudge,
+                            reason,
+                            true,
+                            &kinds,
+                            s.streak_threshold,
+                        ),
                     });
                 }
                 Some(StreakTrip::Stop(kinds)) => {
-                    let reason = format!("{} more failures in a row after a nudge ({})", s.streak_threshold, names(&kinds));
-                    events.push(Event::plain(EventKind::StreakTripped, format!("stop: {reason}")));
+                    let reason = format!(
+                        "{} more failures in a row after a nudge ({})",
+                        s.streak_threshold,
+                        names(&kinds)
+                    );
+                    events.push(Event::plain(
+                        EventKind::StreakTripped,
+                        format!("stop: {reason}"),
+                    ));
                     candidates.push(Candidate {
                         rank: 4,
-                        verdict: Verdict::intervene(Action::Stop, reason, true, &kinds, s.streak_threshold),
+                        verdict: Verdict::intervene(
+                            Action::Stop,
+                            reason,
+                            true,
+                            &kinds,
+                            s.streak_threshold,
+                        ),
                     });
                 }
                 None => {}
@@ -109,7 +149,10 @@ impl Detector {
                 resolved: false,
                 failure_id: facts.failure_id,
             });
-            let excess = self.recent.len().saturating_sub(crate::limits::FAILURE_HISTORY);
+            let excess = self
+                .recent
+                .len()
+                .saturating_sub(crate::limits::FAILURE_HISTORY);
             self.recent.drain(..excess);
         }
         if facts.success {
@@ -124,13 +167,20 @@ impl Detector {
                 let (kind, what) = if found.period == 1 {
                     (EventKind::CallLoop, "the same call".to_string())
                 } else {
-                    (EventKind::CallCycle, format!("a cycle of {} calls", found.period))
+                    (
+                        EventKind::CallCycle,
+                        format!("a cycle of {} calls", found.period),
+                    )
                 };
                 let stop = found.repetitions >= s.loop_stop_threshold;
                 let action = if stop { Action::Stop } else { Action::Nudge };
                 let reason = format!("{what} repeated {} times in a row", found.repetitions);
                 events.push(Event::plain(kind, format!("{}: {reason}", action.name())));
-                let kinds: Vec<Category> = facts.category.filter(|_| facts.counted).into_iter().collect();
+                let kinds: Vec<Category> = facts
+                    .category
+                    .filter(|_| facts.counted)
+                    .into_iter()
+                    .collect();
                 let rank = match (stop, found.period) {
                     (true, 1) => 2,
                     (true, _) => 3,
@@ -162,7 +212,11 @@ impl Detector {
     pub fn refresh_patterns(&mut self, events: &mut Vec<Event>) {
         let now = patterns::detect(&self.recent);
         for p in &now {
-            if !self.patterns.iter().any(|old| old.kind == p.kind && old.subject == p.subject) {
+            if !self
+                .patterns
+                .iter()
+                .any(|old| old.kind == p.kind && old.subject == p.subject)
+            {
                 events.push(Event {
                     kind: EventKind::PatternDetected,
                     failure_id: None,
@@ -176,5 +230,9 @@ impl Detector {
 }
 
 fn names(kinds: &[Category]) -> String {
-    kinds.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+    kinds
+        .iter()
+        .map(|c| c.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

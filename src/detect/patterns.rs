@@ -43,7 +43,9 @@ pub fn detect(recent: &[RecentFailure]) -> Vec<Pattern> {
         if !f.resolved {
             *by_tool.entry(&f.tool).or_default() += 1;
         }
-        let e = by_fingerprint.entry(&f.fingerprint).or_insert((0, &f.description));
+        let e = by_fingerprint
+            .entry(&f.fingerprint)
+            .or_insert((0, &f.description));
         e.0 += 1;
         e.1 = &f.description;
         *by_category.entry(f.category).or_default() += 1;
@@ -126,20 +128,41 @@ mod tests {
     #[test]
     fn repeated_action_and_error() {
         let recent = vec![f("bash", Category::BuildFailure, "x"); 3];
-        let kinds: Vec<_> = detect(&recent).iter().map(|p| (p.kind, p.confidence)).collect();
-        assert_eq!(kinds, [(PatternKind::RepeatedAction, 60), (PatternKind::RepeatedError, 70)]);
+        let kinds: Vec<_> = detect(&recent)
+            .iter()
+            .map(|p| (p.kind, p.confidence))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (PatternKind::RepeatedAction, 60),
+                (PatternKind::RepeatedError, 70)
+            ]
+        );
     }
 
     #[test]
     fn resolved_failures_do_not_make_a_repeated_action() {
-        let mut recent = vec![f("edit", Category::EditMismatch, "a"), f("edit", Category::EditMismatch, "b")];
-        recent.push(RecentFailure { resolved: true, ..f("edit", Category::EditMismatch, "c") });
-        assert!(detect(&recent).iter().all(|p| p.kind != PatternKind::RepeatedAction));
+        let mut recent = vec![
+            f("edit", Category::EditMismatch, "a"),
+            f("edit", Category::EditMismatch, "b"),
+        ];
+        recent.push(RecentFailure {
+            resolved: true,
+            ..f("edit", Category::EditMismatch, "c")
+        });
+        assert!(
+            detect(&recent)
+                .iter()
+                .all(|p| p.kind != PatternKind::RepeatedAction)
+        );
     }
 
     #[test]
     fn cluster_and_escalation() {
-        let mut recent: Vec<_> = (0..5).map(|i| f("t", Category::NotFound, &i.to_string())).collect();
+        let mut recent: Vec<_> = (0..5)
+            .map(|i| f("t", Category::NotFound, &i.to_string()))
+            .collect();
         recent.push(f("a", Category::Syntax, "s"));
         recent.push(f("b", Category::Runtime, "r"));
         recent.push(f("c", Category::Permission, "p"));

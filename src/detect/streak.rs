@@ -74,10 +74,16 @@ mod tests {
         let mut s = Streak::default();
         assert_eq!(s.failure(EditMismatch, 3), None);
         assert_eq!(s.failure(NotFound, 3), None);
-        assert_eq!(s.failure(EditMismatch, 3), Some(StreakTrip::Nudge(vec![EditMismatch, NotFound])));
+        assert_eq!(
+            s.failure(EditMismatch, 3),
+            Some(StreakTrip::Nudge(vec![EditMismatch, NotFound]))
+        );
         assert_eq!(s.failure(Syntax, 3), None);
         assert_eq!(s.failure(Syntax, 3), None);
-        assert_eq!(s.failure(Runtime, 3), Some(StreakTrip::Stop(vec![Syntax, Runtime])));
+        assert_eq!(
+            s.failure(Runtime, 3),
+            Some(StreakTrip::Stop(vec![Syntax, Runtime]))
+        );
     }
 
     #[test]

@@ -55,11 +55,20 @@ struct Sentinel<'a> {
 impl Verdict {
     /// The verdict to go on.
     pub fn proceed() -> Verdict {
-        Verdict { can_continue: true, ..Verdict::default() }
+        Verdict {
+            can_continue: true,
+            ..Verdict::default()
+        }
     }
 
     /// A nudge or stop with its sentinel.
-    pub fn intervene(action: Action, reason: String, can_continue: bool, kinds: &[Category], count: u32) -> Verdict {
+    pub fn intervene(
+        action: Action,
+        reason: String,
+        can_continue: bool,
+        kinds: &[Category],
+        count: u32,
+    ) -> Verdict {
         let sentinel = Sentinel {
             kind: "mistake_recovery",
             failure_kinds: kinds.iter().map(|c| c.name()).collect(),
@@ -148,12 +157,22 @@ pub struct Event {
 impl Event {
     /// An event about a failure record.
     pub fn about(kind: EventKind, failure_id: u32, message: String) -> Event {
-        Event { kind, failure_id: Some(failure_id), pattern: None, message }
+        Event {
+            kind,
+            failure_id: Some(failure_id),
+            pattern: None,
+            message,
+        }
     }
 
     /// An event about the session as a whole.
     pub fn plain(kind: EventKind, message: String) -> Event {
-        Event { kind, failure_id: None, pattern: None, message }
+        Event {
+            kind,
+            failure_id: None,
+            pattern: None,
+            message,
+        }
     }
 }
 
@@ -163,10 +182,18 @@ mod tests {
 
     #[test]
     fn sentinel_has_the_documented_shape() {
-        let v = Verdict::intervene(Action::Stop, "r".into(), true, &[Category::EditMismatch, Category::NotFound], 3);
+        let v = Verdict::intervene(
+            Action::Stop,
+            "r".into(),
+            true,
+            &[Category::EditMismatch, Category::NotFound],
+            3,
+        );
         assert_eq!(
             v.sentinel.as_deref(),
-            Some(r#"{"kind":"mistake_recovery","failure_kinds":["edit-mismatch","not-found"],"count":3,"escalated":true,"can_continue":true}"#)
+            Some(
+                r#"{"kind":"mistake_recovery","failure_kinds":["edit-mismatch","not-found"],"count":3,"escalated":true,"can_continue":true}"#
+            )
         );
     }
 }

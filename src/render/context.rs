@@ -118,16 +118,26 @@ impl DropPlan {
         match self {
             DropPlan::Failures => state.log.records.len(),
             DropPlan::Unresolved => unresolved,
-            DropPlan::Ledger => state.ledger.files_read.len() + unresolved + state.ledger.files_modified.len(),
+            DropPlan::Ledger => {
+                state.ledger.files_read.len() + unresolved + state.ledger.files_modified.len()
+            }
         }
     }
 }
 
 /// Builds the context with the `drop` oldest droppable entries left out.
-pub fn build<'a>(state: &'a State, available_tools: &'a [String], plan: DropPlan, drop: usize) -> Context<'a> {
+pub fn build<'a>(
+    state: &'a State,
+    available_tools: &'a [String],
+    plan: DropPlan,
+    drop: usize,
+) -> Context<'a> {
     let records = &state.log.records;
     let unresolved_all: Vec<&FailureRecord> = records.iter().filter(|r| !r.resolved).collect();
-    let (read_len, mod_len) = (state.ledger.files_read.len(), state.ledger.files_modified.len());
+    let (read_len, mod_len) = (
+        state.ledger.files_read.len(),
+        state.ledger.files_modified.len(),
+    );
     let (failures, read_drop, mod_drop): (Vec<&FailureRecord>, usize, usize) = match plan {
         DropPlan::Failures => (records.iter().skip(drop).collect(), 0, 0),
         DropPlan::Unresolved => (unresolved_all.iter().skip(drop).copied().collect(), 0, 0),
@@ -136,7 +146,11 @@ pub fn build<'a>(state: &'a State, available_tools: &'a [String], plan: DropPlan
             let rest = drop - read_drop;
             let fail_drop = rest.min(unresolved_all.len());
             let mod_drop = (rest - fail_drop).min(mod_len);
-            (unresolved_all.iter().skip(fail_drop).copied().collect(), read_drop, mod_drop)
+            (
+                unresolved_all.iter().skip(fail_drop).copied().collect(),
+                read_drop,
+                mod_drop,
+            )
         }
     };
     let last = state.last.as_ref().and_then(|l| {
@@ -159,19 +173,37 @@ pub fn build<'a>(state: &'a State, available_tools: &'a [String], plan: DropPlan
         })
     });
     let verdict = state.last.as_ref().map_or(
-        VerdictView { action: "continue", reason: "", can_continue: true },
-        |l| VerdictView { action: l.verdict.action.name(), reason: &l.verdict.reason, can_continue: l.verdict.can_continue },
+        VerdictView {
+            action: "continue",
+            reason: "",
+            can_continue: true,
+        },
+        |l| VerdictView {
+            action: l.verdict.action.name(),
+            reason: &l.verdict.reason,
+            can_continue: l.verdict.can_continue,
+        },
     );
     let streak = &state.detector.streak;
     Context {
-        unresolved: failures.iter().filter(|r| !r.resolved).map(|r| FailureView::from(*r)).collect(),
+        unresolved: failures
+            .iter()
+            .filter(|r| !r.resolved)
+            .map(|r| FailureView::from(*r))
+            .collect(),
         failures: failures.iter().map(|r| FailureView::from(*r)).collect(),
         last,
         verdict,
         patterns: &state.detector.patterns,
-        streak: StreakView { count: streak.run.len(), kinds: streak.kinds().iter().map(|c| c.name()).collect() },
+        streak: StreakView {
+            count: streak.run.len(),
+            kinds: streak.kinds().iter().map(|c| c.name()).collect(),
+        },
         files_read: state.ledger.files_read.sorted_newest(read_len - read_drop),
-        files_modified: state.ledger.files_modified.sorted_newest(mod_len - mod_drop),
+        files_modified: state
+            .ledger
+            .files_modified
+            .sorted_newest(mod_len - mod_drop),
         turn: state.turn,
         step: state.step,
         compactions: state.compactions,

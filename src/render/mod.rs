@@ -21,11 +21,31 @@ use minijinja::Environment;
 
 /// The built-in templates: name, source and what they drop to fit.
 pub const BUILTIN: &[(&str, &str, DropPlan)] = &[
-    ("recent-failures", include_str!("templates/recent-failures.jinja"), DropPlan::Failures),
-    ("recovery", include_str!("templates/recovery.jinja"), DropPlan::Failures),
-    ("nudge", include_str!("templates/nudge.jinja"), DropPlan::Unresolved),
-    ("failure-context", include_str!("templates/failure-context.jinja"), DropPlan::Unresolved),
-    ("compaction-ledger", include_str!("templates/compaction-ledger.jinja"), DropPlan::Ledger),
+    (
+        "recent-failures",
+        include_str!("templates/recent-failures.jinja"),
+        DropPlan::Failures,
+    ),
+    (
+        "recovery",
+        include_str!("templates/recovery.jinja"),
+        DropPlan::Failures,
+    ),
+    (
+        "nudge",
+        include_str!("templates/nudge.jinja"),
+        DropPlan::Unresolved,
+    ),
+    (
+        "failure-context",
+        include_str!("templates/failure-context.jinja"),
+        DropPlan::Unresolved,
+    ),
+    (
+        "compaction-ledger",
+        include_str!("templates/compaction-ledger.jinja"),
+        DropPlan::Ledger,
+    ),
 ];
 
 /// The marker ending a render that had to be cut to fit the budget.
@@ -40,7 +60,11 @@ fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_fuel(Some(limits::RENDER_FUEL));
     // Trimmed block tags keep the templates readable; the defaults cannot fail to build.
-    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build() {
+    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .build()
+    {
         env.set_syntax(syntax);
     }
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
@@ -102,7 +126,12 @@ pub fn template_names(settings: &Settings) -> Vec<String> {
 }
 
 /// Renders template `name` for `state` within `budget` tokens.
-pub fn render(state: &State, settings: &Settings, name: &str, budget: usize) -> Result<String, Error> {
+pub fn render(
+    state: &State,
+    settings: &Settings,
+    name: &str,
+    budget: usize,
+) -> Result<String, Error> {
     let builtin = BUILTIN.iter().find(|(n, _, _)| *n == name);
     let host = settings.templates.iter().find(|t| t.name == name);
     let (source, plan) = match (host, builtin) {
@@ -125,15 +154,27 @@ pub fn render(state: &State, settings: &Settings, name: &str, budget: usize) -> 
     let tools = settings.available_tools.as_deref().unwrap_or(&[]);
     let render_with = |drop: usize| -> Result<String, Error> {
         let ctx = context::build(state, tools, plan, drop);
-        let mut out = Bounded { buf: Vec::new(), limit: limits::MAX_RENDER_BYTES };
-        template.render_captured_to(minijinja::value::Serde(&ctx), &mut out).map(|_| ()).map_err(|e| {
-            if out.buf.len() + 1 >= limits::MAX_RENDER_BYTES || e.kind() == minijinja::ErrorKind::WriteFailure {
-                Error::RenderFailed(format!("{name}: the output exceeded {} bytes", limits::MAX_RENDER_BYTES))
-            } else {
-                Error::RenderFailed(template_error(name, &e))
-            }
-        })?;
-        let text = String::from_utf8(out.buf).map_err(|_| Error::RenderFailed(format!("{name}: output is not UTF-8")))?;
+        let mut out = Bounded {
+            buf: Vec::new(),
+            limit: limits::MAX_RENDER_BYTES,
+        };
+        template
+            .render_captured_to(minijinja::value::Serde(&ctx), &mut out)
+            .map(|_| ())
+            .map_err(|e| {
+                if out.buf.len() + 1 >= limits::MAX_RENDER_BYTES
+                    || e.kind() == minijinja::ErrorKind::WriteFailure
+                {
+                    Error::RenderFailed(format!(
+                        "{name}: the output exceeded {} bytes",
+                        limits::MAX_RENDER_BYTES
+                    ))
+                } else {
+                    Error::RenderFailed(template_error(name, &e))
+                }
+            })?;
+        let text = String::from_utf8(out.buf)
+            .map_err(|_| Error::RenderFailed(format!("{name}: output is not UTF-8")))?;
         Ok(text.trim().to_string())
     };
     fit(budget, plan.droppable(state), render_with)
@@ -142,7 +183,11 @@ pub fn render(state: &State, settings: &Settings, name: &str, budget: usize) -> 
 /// Finds the fewest drops whose render fits `budget` tokens (renders are
 /// assumed to shrink as entries are dropped), cutting the shortest render
 /// if nothing fits.
-fn fit(budget: usize, droppable: usize, render: impl Fn(usize) -> Result<String, Error>) -> Result<String, Error> {
+fn fit(
+    budget: usize,
+    droppable: usize,
+    render: impl Fn(usize) -> Result<String, Error>,
+) -> Result<String, Error> {
     let full = render(0)?;
     if estimate_tokens(&full) <= budget {
         return Ok(full);
@@ -162,7 +207,11 @@ fn fit(budget: usize, droppable: usize, render: impl Fn(usize) -> Result<String,
     if let Some(text) = best {
         return Ok(text);
     }
-    let shortest = if droppable > 0 { render(droppable)? } else { full };
+    let shortest = if droppable > 0 {
+        render(droppable)?
+    } else {
+        full
+    };
     let keep = budget * 4 - CUT_MARKER.chars().count();
     let mut cut: String = shortest.chars().take(keep).collect();
     cut.push_str(CUT_MARKER);

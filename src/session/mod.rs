@@ -139,7 +139,10 @@ impl Default for State {
             step: 0,
             turn: 1,
             compactions: 0,
-            log: FailureLog { records: Vec::new(), next_id: 1 },
+            log: FailureLog {
+                records: Vec::new(),
+                next_id: 1,
+            },
             ledger: Ledger::default(),
             detector: Detector::default(),
             counters: Counters::default(),
@@ -176,7 +179,12 @@ impl Session {
         let settings = config.resolve()?;
         let classifier = Classifier::new(&settings.rules, settings.available_tools.as_deref())?;
         render::check_templates(&settings.templates)?;
-        Ok(Session { config, settings, classifier, state })
+        Ok(Session {
+            config,
+            settings,
+            classifier,
+            state,
+        })
     }
 
     /// The config the session was created with.
@@ -204,7 +212,8 @@ impl Session {
         let canonical = obs.args.canonical();
         let args = crate::text::cut_bytes(&canonical, limits::MAX_RECORD_ARGS_BYTES).to_string();
         let target = tools::target(obs.family, &obs.args);
-        let exploratory = classification.rule.starts_with("signal.search-") || classification.rule.starts_with("signal.answered-");
+        let exploratory = classification.rule.starts_with("signal.search-")
+            || classification.rule.starts_with("signal.answered-");
         let success = classification.category.is_none() && !exploratory;
         let mut failure_id = None;
 
@@ -231,7 +240,11 @@ impl Session {
                     Added::New { id, evicted } => {
                         if let Some(old) = evicted {
                             st.counters.evicted = st.counters.evicted.saturating_add(1);
-                            events.push(Event::about(EventKind::FailureEvicted, old, format!("failure {old} evicted to make room")));
+                            events.push(Event::about(
+                                EventKind::FailureEvicted,
+                                old,
+                                format!("failure {old} evicted to make room"),
+                            ));
                         }
                         events.push(Event::about(
                             EventKind::FailureRecorded,
@@ -255,14 +268,20 @@ impl Session {
         if success {
             let ids = st.log.resolve_matching(&obs.tool, &target);
             for id in &ids {
-                events.push(Event::about(EventKind::FailureResolved, *id, format!("failure {id} resolved by a later success")));
+                events.push(Event::about(
+                    EventKind::FailureResolved,
+                    *id,
+                    format!("failure {id} resolved by a later success"),
+                ));
             }
             st.counters.resolved = st.counters.resolved.saturating_add(ids.len() as u32);
             st.detector.mark_resolved(&ids);
             let paths = tools::paths(&obs.args);
             let list = match obs.family {
                 Family::Read | Family::Search => Some(&mut st.ledger.files_read),
-                Family::Edit if tools::is_view_command(&obs.args) => Some(&mut st.ledger.files_read),
+                Family::Edit if tools::is_view_command(&obs.args) => {
+                    Some(&mut st.ledger.files_read)
+                }
                 Family::Edit => Some(&mut st.ledger.files_modified),
                 _ => None,
             };
@@ -287,8 +306,12 @@ impl Session {
         let verdict = st.detector.step(&self.settings, &facts, &mut events);
         st.detector.refresh_patterns(&mut events);
         match verdict.action {
-            crate::detect::verdict::Action::Nudge => st.counters.nudges = st.counters.nudges.saturating_add(1),
-            crate::detect::verdict::Action::Stop => st.counters.stops = st.counters.stops.saturating_add(1),
+            crate::detect::verdict::Action::Nudge => {
+                st.counters.nudges = st.counters.nudges.saturating_add(1)
+            }
+            crate::detect::verdict::Action::Stop => {
+                st.counters.stops = st.counters.stops.saturating_add(1)
+            }
             crate::detect::verdict::Action::Continue => {}
         }
         st.last = Some(LastStep {
@@ -300,7 +323,14 @@ impl Session {
             failure_id,
             verdict: verdict.clone(),
         });
-        StepReport { step: st.step, turn: st.turn, classification, failure_id, verdict, events }
+        StepReport {
+            step: st.step,
+            turn: st.turn,
+            classification,
+            failure_id,
+            verdict,
+            events,
+        }
     }
 
     /// Marks a new turn; returns its number.
@@ -317,7 +347,11 @@ impl Session {
 
     /// Marks a tracked failure resolved. Resolving twice is not an error.
     pub fn resolve(&mut self, id: u32) -> Result<(), Error> {
-        let record = self.state.log.get_mut(id).ok_or(Error::UnknownFailure(id))?;
+        let record = self
+            .state
+            .log
+            .get_mut(id)
+            .ok_or(Error::UnknownFailure(id))?;
         if !record.resolved {
             record.resolved = true;
             self.state.counters.resolved = self.state.counters.resolved.saturating_add(1);
@@ -340,7 +374,10 @@ impl Session {
     /// The ledger, each list sorted.
     pub fn ledger(&self) -> (Vec<String>, Vec<String>) {
         let l = &self.state.ledger;
-        (l.files_read.sorted_newest(usize::MAX), l.files_modified.sorted_newest(usize::MAX))
+        (
+            l.files_read.sorted_newest(usize::MAX),
+            l.files_modified.sorted_newest(usize::MAX),
+        )
     }
 
     /// Counters over the session.
@@ -358,7 +395,12 @@ impl Session {
             stops: st.counters.stops,
             by_category: Category::ALL
                 .iter()
-                .filter_map(|c| st.counters.by_category.get(c).map(|n| CategoryCount { category: *c, count: *n }))
+                .filter_map(|c| {
+                    st.counters.by_category.get(c).map(|n| CategoryCount {
+                        category: *c,
+                        count: *n,
+                    })
+                })
                 .filter(|c| c.count > 0)
                 .collect(),
         }

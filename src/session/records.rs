@@ -72,7 +72,11 @@ pub struct FailureLog {
 impl FailureLog {
     /// Adds a failure (its `id`, `occurrences` and `first_turn` are set here).
     pub fn add(&mut self, mut record: FailureRecord, capacity: usize) -> Added {
-        if let Some(i) = self.records.iter().position(|r| !r.resolved && r.fingerprint == record.fingerprint) {
+        if let Some(i) = self
+            .records
+            .iter()
+            .position(|r| !r.resolved && r.fingerprint == record.fingerprint)
+        {
             let mut existing = self.records.remove(i);
             existing.occurrences = existing.occurrences.saturating_add(1);
             existing.step = record.step;
@@ -148,8 +152,20 @@ mod tests {
         log.add(rec("edit", Category::EditMismatch, "a"), 3);
         log.add(rec("bash", Category::BuildFailure, "b"), 3);
         log.add(rec("edit", Category::EditMismatch, "c"), 3);
-        assert_eq!(log.add(rec("edit", Category::EditMismatch, "d"), 3), Added::New { id: 4, evicted: Some(1) });
-        assert_eq!(log.add(rec("read", Category::NotFound, "e"), 3), Added::New { id: 5, evicted: Some(2) });
+        assert_eq!(
+            log.add(rec("edit", Category::EditMismatch, "d"), 3),
+            Added::New {
+                id: 4,
+                evicted: Some(1)
+            }
+        );
+        assert_eq!(
+            log.add(rec("read", Category::NotFound, "e"), 3),
+            Added::New {
+                id: 5,
+                evicted: Some(2)
+            }
+        );
         let ids: Vec<_> = log.records.iter().map(|r| r.id).collect();
         assert_eq!(ids, [3, 4, 5]);
     }
@@ -159,7 +175,13 @@ mod tests {
         let mut log = FailureLog::default();
         log.add(rec("bash", Category::BuildFailure, "a"), 10);
         log.add(rec("bash", Category::TestFailure, "b"), 10);
-        assert_eq!(log.add(rec("bash", Category::BuildFailure, "a"), 10), Added::Repeated { id: 1, occurrences: 2 });
+        assert_eq!(
+            log.add(rec("bash", Category::BuildFailure, "a"), 10),
+            Added::Repeated {
+                id: 1,
+                occurrences: 2
+            }
+        );
         assert_eq!(log.records.last().map(|r| r.id), Some(1));
     }
 

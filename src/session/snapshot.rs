@@ -42,7 +42,9 @@ fn invalid(msg: impl Into<String>) -> Error {
 }
 
 fn is_fingerprint(s: &str) -> bool {
-    s.len() == 16 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 16
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Checks every invariant a session relies on.
@@ -61,13 +63,23 @@ fn check(state: &State, s: &crate::config::Settings) -> Result<(), Error> {
     for (i, r) in log.records.iter().enumerate() {
         let at = format!("state.log.records[{i}]");
         if r.id == 0 || r.id >= log.next_id {
-            return Err(invalid(format!("{at}.id {} is not below next_id {}", r.id, log.next_id)));
+            return Err(invalid(format!(
+                "{at}.id {} is not below next_id {}",
+                r.id, log.next_id
+            )));
         }
         if log.records[..i].iter().any(|o| o.id == r.id) {
             return Err(invalid(format!("{at}.id {} is used twice", r.id)));
         }
-        if r.occurrences == 0 || r.step == 0 || r.step > state.step || r.turn > state.turn || r.first_turn > r.turn {
-            return Err(invalid(format!("{at} has counters that do not fit the session")));
+        if r.occurrences == 0
+            || r.step == 0
+            || r.step > state.step
+            || r.turn > state.turn
+            || r.first_turn > r.turn
+        {
+            return Err(invalid(format!(
+                "{at} has counters that do not fit the session"
+            )));
         }
         if !is_fingerprint(&r.fingerprint) {
             return Err(invalid(format!("{at}.fingerprint is not 16 hex digits")));
@@ -81,13 +93,20 @@ fn check(state: &State, s: &crate::config::Settings) -> Result<(), Error> {
     }
     let d = &state.detector;
     if d.recent.len() > limits::FAILURE_HISTORY {
-        return Err(invalid("state.detector.recent is longer than the failure history"));
+        return Err(invalid(
+            "state.detector.recent is longer than the failure history",
+        ));
     }
-    if d.calls.calls.len() > (s.loop_stop_threshold as usize) * crate::detect::loops::MAX_PERIOD + 1 {
-        return Err(invalid("state.detector.calls is longer than the loop detector keeps"));
+    if d.calls.calls.len() > (s.loop_stop_threshold as usize) * crate::detect::loops::MAX_PERIOD + 1
+    {
+        return Err(invalid(
+            "state.detector.calls is longer than the loop detector keeps",
+        ));
     }
     if d.breaker.count >= s.breaker_threshold || d.streak.run.len() >= s.streak_threshold as usize {
-        return Err(invalid("state.detector holds a run that should already have tripped"));
+        return Err(invalid(
+            "state.detector holds a run that should already have tripped",
+        ));
     }
     if state.ledger.files_read.len() > limits::MAX_LEDGER_ENTRIES
         || state.ledger.files_modified.len() > limits::MAX_LEDGER_ENTRIES
@@ -100,7 +119,12 @@ fn check(state: &State, s: &crate::config::Settings) -> Result<(), Error> {
 impl Session {
     /// The whole session as versioned JSON.
     pub fn snapshot(&self) -> String {
-        let doc = SnapshotOut { format: FORMAT, version: VERSION, config: &self.config, state: &self.state };
+        let doc = SnapshotOut {
+            format: FORMAT,
+            version: VERSION,
+            config: &self.config,
+            state: &self.state,
+        };
         // Every field is a string, number, bool, list or string-keyed map.
         serde_json::to_string(&doc).unwrap_or_default()
     }

@@ -14,7 +14,10 @@ use std::process::Command;
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 fn cargo() -> Command {
@@ -34,29 +37,51 @@ fn run(mut cmd: Command, what: &str) -> Result<()> {
 
 /// Installs the wasm target through rustup when it is missing.
 fn ensure_target() -> Result<()> {
-    let out = Command::new("rustc").args(["--print", "target-libdir", "--target", WASM_TARGET]).output();
+    let out = Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", WASM_TARGET])
+        .output();
     if let Ok(out) = out
         && out.status.success()
     {
         let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if Path::new(&dir).join("libcore").exists() || std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
+        if Path::new(&dir).join("libcore").exists()
+            || std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some())
+        {
             return Ok(());
         }
     }
     let mut cmd = Command::new("rustup");
     cmd.args(["target", "add", WASM_TARGET]);
-    run(cmd, "rustup target add wasm32-unknown-unknown").context("the wasm32 target is needed; install rustup or add the target by hand")
+    run(cmd, "rustup target add wasm32-unknown-unknown")
+        .context("the wasm32 target is needed; install rustup or add the target by hand")
 }
 
 /// Builds the component; returns its path.
 fn build() -> Result<PathBuf> {
     ensure_target()?;
     let mut cmd = cargo();
-    cmd.args(["build", "--quiet", "--package", "failmem", "--lib", "--target", WASM_TARGET, "--profile", "component"]);
-    run(cmd, "cargo build --target wasm32-unknown-unknown --profile component (the core)")?;
+    cmd.args([
+        "build",
+        "--quiet",
+        "--package",
+        "failmem",
+        "--lib",
+        "--target",
+        WASM_TARGET,
+        "--profile",
+        "component",
+    ]);
+    run(
+        cmd,
+        "cargo build --target wasm32-unknown-unknown --profile component (the core)",
+    )?;
     let target_dir = root().join("target");
-    let module_path = target_dir.join(WASM_TARGET).join("component").join("failmem.wasm");
-    let module = std::fs::read(&module_path).with_context(|| format!("reading {}", module_path.display()))?;
+    let module_path = target_dir
+        .join(WASM_TARGET)
+        .join("component")
+        .join("failmem.wasm");
+    let module = std::fs::read(&module_path)
+        .with_context(|| format!("reading {}", module_path.display()))?;
     let component = wit_component::ComponentEncoder::default()
         .module(&module)
         .context("reading the core module's component-type section")?
@@ -69,22 +94,224 @@ fn build() -> Result<PathBuf> {
     let tmp = out_dir.join("failmem.wasm.tmp");
     std::fs::write(&tmp, &component).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &out).with_context(|| format!("renaming to {}", out.display()))?;
-    eprintln!("xtask: component: {} ({} bytes)", out.display(), component.len());
+    eprintln!(
+        "xtask: component: {} ({} bytes)",
+        out.display(),
+        component.len()
+    );
     Ok(out)
 }
 
 fn demo() -> Result<()> {
     build()?;
     let mut cmd = cargo();
-    cmd.args(["run", "--quiet", "--release", "--package", "failmem-host", "--bin", "failmem", "--", "replay", "tests/traces/sample.jsonl"]);
+    cmd.args([
+        "run",
+        "--quiet",
+        "--release",
+        "--package",
+        "failmem-host",
+        "--bin",
+        "failmem",
+        "--",
+        "replay",
+        "tests/traces/sample.jsonl",
+    ]);
     run(cmd, "failmem replay tests/traces/sample.jsonl")
 }
 
+/// The hosts whose conformance transcripts must be identical.
+const HOSTS: &[&str] = &["rust", "node", "browser", "python"];
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
 fn test() -> Result<()> {
+    let mut passed = 0;
     build()?;
+    let conformance = root().join("target").join("conformance");
+    if conformance.exists() {
+        std::fs::remove_dir_all(&conformance)
+            .with_context(|| format!("clearing {}", conformance.display()))?;
+    }
     let mut cmd = cargo();
     cmd.args(["test", "--release", "--workspace", "--exclude", "xtask"]);
-    run(cmd, "cargo test --release --workspace (the core natively, and the conformance vectors through wasmtime)")?;
+    run(
+        cmd,
+        "cargo test --release --workspace (the core natively, the corpus, and the vectors through wasmtime)",
+    )?;
+    passed += 1;
+
+    let js = root().join("host-examples").join("js");
+    let mut npm_ci = Command::new("npm");
+    npm_ci
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&js);
+    run(npm_ci, "npm ci (host-examples/js)")?;
+    let mut npm_test = Command::new("npm");
+    npm_test.args(["test"]).current_dir(&js);
+    run(
+        npm_test,
+        "npm test (Node through jco, and the browser in headless Chromium)",
+    )?;
+    passed += 1;
+
+    let mut pip = Command::new(python());
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-e",
+        "host-examples/python[dev]",
+    ]);
+    pip.current_dir(root());
+    run(pip, "pip install -e host-examples/python[dev]")?;
+    let mut pytest = Command::new(python());
+    pytest
+        .args(["-m", "pytest", "host-examples/python", "-q"])
+        .current_dir(root());
+    run(
+        pytest,
+        "pytest host-examples/python (Python through wasmtime-py)",
+    )?;
+    passed += 1;
+
+    compare_transcripts(&conformance)?;
+    passed += 1;
+    compare_replays()?;
+    passed += 1;
+    println!("xtask: {passed} passed, 0 failed");
+    Ok(())
+}
+
+/// Checks that every host's transcript is identical, byte for byte; on a
+/// difference, names the vector and the first differing field.
+fn compare_transcripts(dir: &Path) -> Result<()> {
+    let read = |host: &str| -> Result<String> {
+        let p = dir.join(format!("{host}.jsonl"));
+        std::fs::read_to_string(&p)
+            .with_context(|| format!("reading {} (did the {host} runner run?)", p.display()))
+    };
+    let reference = read(HOSTS[0])?;
+    if reference.lines().count() == 0 {
+        bail!("the {} transcript is empty", HOSTS[0]);
+    }
+    for host in &HOSTS[1..] {
+        let other = read(host)?;
+        if other == reference {
+            continue;
+        }
+        for (i, (a, b)) in reference.lines().zip(other.lines()).enumerate() {
+            if a != b {
+                let field = first_difference(a, b);
+                bail!(
+                    "transcripts differ: {} and {host}, line {}: {field}\n  {}: {a}\n  {host}: {b}",
+                    HOSTS[0],
+                    i + 1,
+                    HOSTS[0]
+                );
+            }
+        }
+        bail!(
+            "transcripts differ in length: {} has {} lines, {host} has {}",
+            HOSTS[0],
+            reference.lines().count(),
+            other.lines().count()
+        );
+    }
+    eprintln!(
+        "xtask: transcripts of {} are identical ({} lines)",
+        HOSTS.join(", "),
+        reference.lines().count()
+    );
+    Ok(())
+}
+
+/// The vector and the first differing field of two transcript lines.
+fn first_difference(a: &str, b: &str) -> String {
+    let case = a.split("\"result\"").next().unwrap_or(a);
+    let at = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let before = &a[..at];
+    let field = before
+        .rfind("\":")
+        .and_then(|end| {
+            before[..end]
+                .rfind('"')
+                .map(|start| &before[start + 1..end])
+        })
+        .unwrap_or("?");
+    format!("{} field {field:?}", case.trim_end_matches(','))
+}
+
+/// Checks that `replay --json` prints the same bytes in Rust, Node and Python.
+fn compare_replays() -> Result<()> {
+    let traces = root().join("tests").join("traces");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&traces)
+        .with_context(|| format!("reading {}", traces.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    names.sort();
+    let host_bin = root().join("target").join("release").join("failmem");
+    for trace in &names {
+        let t = trace.to_string_lossy().to_string();
+        let mut outputs = Vec::new();
+        for (host, program, args) in [
+            (
+                "rust",
+                host_bin.to_string_lossy().to_string(),
+                vec!["replay".to_string(), t.clone(), "--json".into()],
+            ),
+            (
+                "node",
+                "node".to_string(),
+                vec![
+                    "host-examples/js/replay.mjs".into(),
+                    t.clone(),
+                    "--json".into(),
+                ],
+            ),
+            (
+                "python",
+                python(),
+                vec![
+                    "host-examples/python/replay.py".into(),
+                    t.clone(),
+                    "--json".into(),
+                ],
+            ),
+        ] {
+            let out = Command::new(&program)
+                .args(&args)
+                .current_dir(root())
+                .output()
+                .with_context(|| format!("running the {host} replay"))?;
+            if !out.status.success() {
+                bail!(
+                    "the {host} replay of {t} failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            outputs.push((host, out.stdout));
+        }
+        for (host, out) in &outputs[1..] {
+            if *out != outputs[0].1 {
+                bail!("replay --json of {t}: {host} differs from rust");
+            }
+        }
+    }
+    eprintln!(
+        "xtask: replay --json is identical in rust, node and python on {} traces",
+        names.len()
+    );
     Ok(())
 }
 
@@ -93,11 +320,30 @@ fn lint() -> Result<()> {
     fmt.args(["fmt", "--all", "--check"]);
     run(fmt, "cargo fmt --check")?;
     let mut clippy = cargo();
-    clippy.args(["clippy", "--release", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    clippy.args([
+        "clippy",
+        "--release",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     run(clippy, "cargo clippy -D warnings")?;
     build()?;
     let mut wasm_clippy = cargo();
-    wasm_clippy.args(["clippy", "--package", "failmem", "--target", WASM_TARGET, "--profile", "component", "--", "-D", "warnings"]);
+    wasm_clippy.args([
+        "clippy",
+        "--package",
+        "failmem",
+        "--target",
+        WASM_TARGET,
+        "--profile",
+        "component",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     run(wasm_clippy, "cargo clippy -D warnings (wasm32 glue)")
 }
 
@@ -108,6 +354,8 @@ fn main() -> Result<()> {
         "demo" => demo(),
         "test" => test(),
         "lint" => lint(),
-        _ => bail!("usage: cargo xtask <build|demo|test|lint>\n  build  the component, at target/component/failmem.wasm\n  demo   build, then replay the sample trace through the wasmtime host\n  test   build, then run every test in every host\n  lint   rustfmt and clippy, warnings denied"),
+        _ => bail!(
+            "usage: cargo xtask <build|demo|test|lint>\n  build  the component, at target/component/failmem.wasm\n  demo   build, then replay the sample trace through the wasmtime host\n  test   build, then run every test in every host\n  lint   rustfmt and clippy, warnings denied"
+        ),
     }
 }

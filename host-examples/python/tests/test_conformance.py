@@ -3,13 +3,15 @@
 Runs every case of every ``tests/vectors/**/*.json`` in path order, checks
 ``expect`` / ``expect-partial`` / ``expect-error`` / ``expect-create-error``,
 and writes the transcript to ``<repo>/target/conformance/python.jsonl``.
-``FAILMEM_VECTORS`` may point at another vectors directory.
+``FAILMEM_VECTORS`` may point at another vectors directory (its transcript
+then goes to the temp directory, or to ``FAILMEM_TRANSCRIPT``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
@@ -20,7 +22,15 @@ from failmem.canonical import config_from_json, dumps, outcome_from_json, to_jso
 
 REPO = Path(__file__).resolve().parents[3]
 VECTORS = Path(os.environ.get("FAILMEM_VECTORS") or REPO / "tests" / "vectors")
-TRANSCRIPT = REPO / "target" / "conformance" / "python.jsonl"
+# The repository's transcript records the repository's vectors only.
+TRANSCRIPT = Path(
+    os.environ.get("FAILMEM_TRANSCRIPT")
+    or (
+        REPO / "target" / "conformance" / "python.jsonl"
+        if "FAILMEM_VECTORS" not in os.environ
+        else Path(tempfile.gettempdir()) / "failmem-python-conformance.jsonl"
+    )
+)
 
 STEP_KEYS = {"op", "outcome", "id", "template", "token-budget", "snapshot", "expect", "expect-partial", "expect-error"}
 CASE_KEYS = {"description", "config", "expect-create-error", "steps"}
