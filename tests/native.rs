@@ -121,18 +121,18 @@ fn to_json<T: serde::Serialize>(v: &T) -> Value {
 
 /// Runs one step; the result as canonical JSON, or the error.
 fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
-    let need = |what: &str| format!("step op {:?} needs {what}", step.op);
+    let need = |what: &str| -> ! { panic!("step op {:?} needs {what}", step.op) };
     Ok(match step.op.as_str() {
-        "observe" => {
-            to_json(&session.observe(&outcome(step.outcome.as_ref().expect(&need("outcome")))))
-        }
+        "observe" => to_json(&session.observe(&outcome(
+            step.outcome.as_ref().unwrap_or_else(|| need("outcome")),
+        ))),
         "classify" => to_json(&failmem::classify(&outcome(
-            step.outcome.as_ref().expect(&need("outcome")),
+            step.outcome.as_ref().unwrap_or_else(|| need("outcome")),
         ))),
         "turn" => json!(session.turn()),
         "compacted" => json!(session.compacted()),
         "resolve" => {
-            session.resolve(step.id.expect(&need("id")))?;
+            session.resolve(step.id.unwrap_or_else(|| need("id")))?;
             Value::Null
         }
         "failures" => {
@@ -149,7 +149,7 @@ fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
         }
         "stats" => to_json(&session.stats()),
         "render" => json!(session.render(
-            step.template.as_deref().expect(&need("template")),
+            step.template.as_deref().unwrap_or_else(|| need("template")),
             step.token_budget
         )?),
         "snapshot" => {
@@ -163,7 +163,8 @@ fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
             json!(text)
         }
         "restore" => {
-            *session = Session::restore(step.snapshot.as_deref().expect(&need("snapshot")))?;
+            *session =
+                Session::restore(step.snapshot.as_deref().unwrap_or_else(|| need("snapshot")))?;
             Value::Null
         }
         other => panic!("unknown op {other:?}"),
