@@ -32,6 +32,7 @@ pub mod classify;
 pub mod config;
 pub mod detect;
 pub mod error;
+pub mod lazy_regex;
 pub mod ledger;
 pub mod limits;
 pub mod redact;

@@ -30,10 +30,10 @@ fn failing_test_regexes() -> &'static [Regex] {
 
 fn errorish_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(error|fatal|failed|failure|exception|panic|denied|cannot|could not|unable|not found|invalid)\b")
-            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?i)\b(error|fatal|failed|failure|exception|panic|denied|cannot|could not|unable|not found|invalid)\b",
+    )
 }
 
 /// The line of `text` that contains byte offset `at`.

@@ -104,18 +104,18 @@ pub struct Observation {
 
 fn test_command_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(pytest|py\.test|cargo (test|nextest|t)|npm (run )?test|yarn (run )?test|pnpm (run )?test|bun test|deno test|jest|vitest|mocha|ava|go test|node --test|tox|nox|unittest|rspec|phpunit|ctest|make (test|check)|mvn (-\S+ )*test|gradle(w)? test|dotnet test|swift test|zig build test|tap)\b")
-            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?i)\b(pytest|py\.test|cargo (test|nextest|t)|npm (run )?test|yarn (run )?test|pnpm (run )?test|bun test|deno test|jest|vitest|mocha|ava|go test|node --test|tox|nox|unittest|rspec|phpunit|ctest|make (test|check)|mvn (-\S+ )*test|gradle(w)? test|dotnet test|swift test|zig build test|tap)\b",
+    )
 }
 
 fn build_command_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(cargo (build|check|b|c|run|r|clippy|test|t|nextest|doc|install)|rustc|gcc|g\+\+|clang(\+\+)?|cc|make|cmake|ninja|tsc|(npm|yarn|pnpm|bun) (run )?build|go (build|vet|run|test|install)|javac|mvn|gradlew?|webpack|vite build|dotnet build|swift build|zig build|setup\.py|esbuild|rollup|next build|mypy|pyright|ruff|eslint|npx tsc)\b")
-            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?i)\b(cargo (build|check|b|c|run|r|clippy|test|t|nextest|doc|install)|rustc|gcc|g\+\+|clang(\+\+)?|cc|make|cmake|ninja|tsc|(npm|yarn|pnpm|bun) (run )?build|go (build|vet|run|test|install)|javac|mvn|gradlew?|webpack|vite build|dotnet build|swift build|zig build|setup\.py|esbuild|rollup|next build|mypy|pyright|ruff|eslint|npx tsc)\b",
+    )
 }
 
 /// Bounds, strips and redacts tool output: head and tail are kept around a

@@ -32,40 +32,34 @@ const ANSWERING_PROGRAMS: &[&str] = &[
 
 fn search_empty_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)^(no (files|matches|results|entries|files or directories)( were)?( found)?( for .*| matching .*)?|found 0 (files|matches|results)|0 (files|matches|results)( found)?|no matches found for .*|nothing found)\.?$",
-        )
-        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?i)^(no (files|matches|results|entries|files or directories)( were)?( found)?( for .*| matching .*)?|found 0 (files|matches|results)|0 (files|matches|results)( found)?|no matches found for .*|nothing found)\.?$",
+    )
 }
 
 fn git_answering_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"\bgit\s+(grep|diff\s+.*--(quiet|exit-code)|diff-index\s+--quiet|rev-parse\s+--verify|ls-files\s+--error-unmatch|show-ref)\b")
-            .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"\bgit\s+(grep|diff\s+.*--(quiet|exit-code)|diff-index\s+--quiet|rev-parse\s+--verify|ls-files\s+--error-unmatch|show-ref)\b",
+    )
 }
 
 fn strong_marker_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)^\s*(<tool_use_error>|error\b|fatal\b|failed\b|failure\b|exception\b|traceback \(most recent call last\)|panic|\[error\]|err!|npm err!|unknown tool|tool ['`]?\S+['`]? not found|invalid (arguments|parameters|input)|permission denied|no such file|file not found|cannot |could not |unable to |usage:|request failed|command timed out|api error|failed to )",
-        )
-        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?i)^\s*(<tool_use_error>|error\b|fatal\b|failed\b|failure\b|exception\b|traceback \(most recent call last\)|panic|\[error\]|err!|npm err!|unknown tool|tool ['`]?\S+['`]? not found|invalid (arguments|parameters|input)|permission denied|no such file|file not found|cannot |could not |unable to |usage:|request failed|command timed out|api error|failed to )",
+    )
 }
 
 fn anywhere_marker_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?m)Traceback \(most recent call last\)|^error\[E\d{4}\]|^test result: FAILED|: command not found$|^npm ERR!|panicked at|^Segmentation fault|^FAILED \S+::|request interrupted by user|\boverloaded_error\b|\brate_limit_error\b",
-        )
-        .unwrap_or_else(|e| unreachable!("built-in pattern: {e}"))
-    })
+    crate::lazy_regex::cached(
+        &RE,
+        r"(?m)Traceback \(most recent call last\)|^error\[E\d{4}\]|^test result: FAILED|: command not found$|^npm ERR!|panicked at|^Segmentation fault|^FAILED \S+::|request interrupted by user|\boverloaded_error\b|\brate_limit_error\b",
+    )
 }
 
 /// Whether the output is empty or a search tool's "nothing found".

@@ -1,1 +1,116 @@
+use super::*;
 
+fn shell(command: &str, output: &str, exit_code: i32) -> ToolOutcome {
+    ToolOutcome {
+        tool: "bash".into(),
+        args: serde_json::json!({ "command": command }).to_string(),
+        output: output.into(),
+        exit_code: Some(exit_code),
+        is_error: None,
+    }
+}
+
+#[test]
+fn host_rules_are_tried_before_built_in_rules() {
+    let rule = HostRule {
+        id: "quota".into(),
+        tools: vec![],
+        pattern: "error\\[E0308\\]".into(),
+        category: Category::Resource,
+        suggestion: Some("custom".into()),
+    };
+    let c = Classifier::new(&[rule], None).unwrap();
+    let out = c.classify(&Observation::new(
+        &shell("cargo build", "error[E0308]: mismatched types", 101),
+        65536,
+    ));
+    assert_eq!(out.category, Some(Category::Resource));
+    assert_eq!(out.rule, "host:quota");
+    assert_eq!(out.suggestion, "custom");
+}
+
+#[test]
+fn an_invalid_host_pattern_is_a_config_error_naming_the_rule() {
+    let rule = HostRule {
+        id: "bad".into(),
+        tools: vec![],
+        pattern: "(".into(),
+        category: Category::Unknown,
+        suggestion: None,
+    };
+    match Classifier::new(&[rule], None) {
+        Err(Error::InvalidConfig(m)) => assert!(m.contains("rules[0]") && m.contains("bad"), "{m}"),
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+#[test]
+fn the_first_compiler_error_decides_not_the_rule_order() {
+    let out = classify(&shell(
+        "cargo build",
+        "error[E0425]: cannot find value `x`\nerror[E0308]: mismatched types\n",
+        101,
+    ));
+    assert_eq!(out.category, Some(Category::ApiMismatch));
+}
+
+#[test]
+fn the_last_exception_line_decides_a_traceback() {
+    let tb = "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    import x\nModuleNotFoundError: No module named 'x'\n";
+    let out = classify(&shell("python a.py", tb, 1));
+    assert_eq!(out.category, Some(Category::MissingDependency));
+    assert_eq!(out.description, "ModuleNotFoundError: No module named 'x'");
+}
+
+#[test]
+fn secrets_never_reach_the_description() {
+    let out = classify(&shell(
+        "./deploy",
+        "Error: token ghp_abcdefghijklmnopqrstuvwxyz0123456789 rejected",
+        1,
+    ));
+    assert!(out.is_failure());
+    assert!(!out.description.contains("ghp_"), "{}", out.description);
+}
+
+#[test]
+fn huge_outputs_keep_the_tail_that_decides() {
+    let big = "x".repeat(2_000_000) + "\ntest result: FAILED. 3 passed; 1 failed\n";
+    let out = classify(&shell("cargo test", &big, 101));
+    assert_eq!(out.category, Some(Category::TestFailure));
+}
+
+#[test]
+fn any_bytes_classify_without_panicking() {
+    for output in [
+        "",
+        "\u{0}\u{1b}[",
+        "é\r\r\n",
+        "\u{1b}]8;;http://x\u{7}",
+        &"\u{1f600}".repeat(10_000),
+    ] {
+        for code in [None, Some(0), Some(1), Some(-1), Some(i32::MAX)] {
+            for tool in ["", "bash", "edit", "read_file", "x".repeat(1000).as_str()] {
+                let _ = classify(&ToolOutcome {
+                    tool: tool.into(),
+                    args: output.into(),
+                    output: output.into(),
+                    exit_code: code,
+                    is_error: None,
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn a_success_has_no_description_or_fingerprint() {
+    let out = classify(&shell("ls", "a\nb\n", 0));
+    assert_eq!(
+        out,
+        Classification {
+            rule: "signal.exit-zero".into(),
+            ..Classification::default()
+        }
+    );
+}
