@@ -11,6 +11,7 @@ wit_bindgen::generate!({
 });
 
 use exports::failmem::core::classifier as wc;
+use exports::failmem::core::memory as wm;
 use exports::failmem::core::tracker as wt;
 use exports::failmem::core::types as w;
 
@@ -133,6 +134,88 @@ fn config_in(c: wt::Config) -> Config {
         token_budget: c.token_budget,
         always_show_failures: c.always_show_failures,
         max_output_bytes: c.max_output_bytes,
+    }
+}
+
+fn status_in(s: wm::AttemptStatus) -> crate::memory::AttemptStatus {
+    match s {
+        wm::AttemptStatus::Failed => crate::memory::AttemptStatus::Failed,
+        wm::AttemptStatus::Succeeded => crate::memory::AttemptStatus::Succeeded,
+    }
+}
+
+fn status_out(s: crate::memory::AttemptStatus) -> wm::AttemptStatus {
+    match s {
+        crate::memory::AttemptStatus::Failed => wm::AttemptStatus::Failed,
+        crate::memory::AttemptStatus::Succeeded => wm::AttemptStatus::Succeeded,
+    }
+}
+
+fn attempt_in(a: wm::Attempt) -> crate::memory::Attempt {
+    crate::memory::Attempt {
+        task_id: a.task_id,
+        summary: a.summary,
+        approaches: a.approaches,
+        failure_reason: a.failure_reason,
+        error_output: a.error_output,
+        files_touched: a.files_touched,
+        status: status_in(a.status),
+        at: a.at,
+        categories: a.categories.into_iter().map(category_in).collect(),
+        fingerprints: a.fingerprints,
+        lesson: a.lesson,
+    }
+}
+
+fn attempt_out(a: &crate::memory::Attempt) -> wm::Attempt {
+    wm::Attempt {
+        task_id: a.task_id.clone(),
+        summary: a.summary.clone(),
+        approaches: a.approaches.clone(),
+        failure_reason: a.failure_reason.clone(),
+        error_output: a.error_output.clone(),
+        files_touched: a.files_touched.clone(),
+        status: status_out(a.status),
+        at: a.at,
+        categories: a.categories.iter().copied().map(category_out).collect(),
+        fingerprints: a.fingerprints.clone(),
+        lesson: a.lesson.clone(),
+    }
+}
+
+fn learning_out(v: &crate::memory::LearningView) -> wm::Learning {
+    let l = &v.learning;
+    wm::Learning {
+        key: v.key.clone(),
+        category: l.category.map(category_out),
+        pattern: l.pattern.clone(),
+        lesson: l.lesson.clone(),
+        confidence: v.confidence,
+        evidence: l.evidence,
+        contradictions: l.contradictions,
+        first_seen: l.first_seen,
+        last_seen: l.last_seen,
+        manual: l.manual,
+    }
+}
+
+fn task_in(t: wm::Task) -> crate::memory::TaskQuery {
+    crate::memory::TaskQuery {
+        id: t.id,
+        summary: t.summary,
+        paths: t.paths,
+        mentions: t.mentions,
+        categories: t.categories.into_iter().map(category_in).collect(),
+    }
+}
+
+fn brief_options_in(o: wm::BriefOptions) -> crate::memory::BriefOptions {
+    crate::memory::BriefOptions {
+        threshold: o.threshold,
+        max_attempts: o.max_attempts,
+        token_budget: o.token_budget,
+        half_life_ms: o.half_life_ms,
+        template: o.template,
     }
 }
 
@@ -312,6 +395,162 @@ impl wt::GuestSession for SessionResource {
 
     fn snapshot(&self) -> String {
         self.0.borrow().snapshot()
+    }
+
+    fn to_attempt(
+        &self,
+        task_id: String,
+        summary: String,
+        status: wm::AttemptStatus,
+        reason: Option<String>,
+        now: u64,
+    ) -> wm::Attempt {
+        attempt_out(&self.0.borrow().to_attempt(
+            &task_id,
+            &summary,
+            status_in(status),
+            reason.as_deref(),
+            now,
+        ))
+    }
+}
+
+/// The `store` resource: a project memory behind a `RefCell`.
+struct StoreResource(RefCell<crate::memory::Store>);
+
+impl wm::Guest for Component {
+    type Store = StoreResource;
+}
+
+impl wm::GuestStore for StoreResource {
+    fn new() -> Self {
+        StoreResource(RefCell::new(crate::memory::Store::new()))
+    }
+
+    fn import_json(json: String) -> Result<wm::Store, w::Error> {
+        let store = crate::memory::Store::import(&json).map_err(error_out)?;
+        Ok(wm::Store::new(StoreResource(RefCell::new(store))))
+    }
+
+    fn export_json(&self, sanitized: bool, project_root: Option<String>) -> String {
+        self.0.borrow().export(sanitized, project_root.as_deref())
+    }
+
+    fn add_attempt(&self, attempt: wm::Attempt) -> Result<String, w::Error> {
+        self.0
+            .borrow_mut()
+            .add_attempt(&attempt_in(attempt))
+            .map_err(error_out)
+    }
+
+    fn learn(
+        &self,
+        lesson: String,
+        category: Option<w::Category>,
+        now: u64,
+    ) -> Result<wm::Learning, w::Error> {
+        let view = self
+            .0
+            .borrow_mut()
+            .learn(&lesson, category.map(category_in), now)
+            .map_err(error_out)?;
+        Ok(learning_out(&view))
+    }
+
+    fn attempts(&self) -> Vec<wm::Attempt> {
+        self.0
+            .borrow()
+            .attempts()
+            .into_iter()
+            .map(attempt_out)
+            .collect()
+    }
+
+    fn learnings(&self, now: u64, half_life_ms: Option<u64>) -> Vec<wm::Learning> {
+        let half_life = half_life_ms.unwrap_or(crate::memory::learning::DEFAULT_HALF_LIFE_MS);
+        self.0
+            .borrow()
+            .learnings(now, half_life)
+            .iter()
+            .map(learning_out)
+            .collect()
+    }
+
+    fn related(
+        &self,
+        task: wm::Task,
+        now: u64,
+        options: wm::BriefOptions,
+    ) -> Result<wm::Related, w::Error> {
+        let options = brief_options_in(options);
+        let r = self
+            .0
+            .borrow()
+            .related_with(&task_in(task), now, &options)
+            .map_err(error_out)?;
+        Ok(wm::Related {
+            attempts: r
+                .attempts
+                .iter()
+                .map(|s| wm::ScoredAttempt {
+                    score: s.score,
+                    attempt: attempt_out(&s.attempt),
+                })
+                .collect(),
+            learnings: r
+                .learnings
+                .iter()
+                .map(|s| wm::ScoredLearning {
+                    score: s.score,
+                    learning: learning_out(&s.learning),
+                })
+                .collect(),
+        })
+    }
+
+    fn brief(
+        &self,
+        task: wm::Task,
+        now: u64,
+        options: wm::BriefOptions,
+    ) -> Result<String, w::Error> {
+        self.0
+            .borrow()
+            .brief(&task_in(task), now, &brief_options_in(options))
+            .map_err(error_out)
+    }
+
+    fn prune(
+        &self,
+        now: u64,
+        attempt_ttl_ms: Option<u64>,
+        learning_ttl_ms: Option<u64>,
+    ) -> wm::PruneReport {
+        let r = self.0.borrow_mut().prune(
+            now,
+            attempt_ttl_ms.unwrap_or(crate::memory::DEFAULT_ATTEMPT_TTL_MS),
+            learning_ttl_ms.unwrap_or(crate::memory::DEFAULT_LEARNING_TTL_MS),
+        );
+        wm::PruneReport {
+            attempts_removed: r.attempts_removed,
+            learnings_removed: r.learnings_removed,
+            learnings_consolidated: r.learnings_consolidated,
+        }
+    }
+
+    fn merge(&self, other: wm::StoreBorrow<'_>) {
+        let other = other.get::<StoreResource>();
+        if std::ptr::eq(other, self) {
+            return;
+        }
+        let copy = other.0.borrow().clone();
+        self.0.borrow_mut().merge(&copy);
+    }
+
+    fn clear(&self, task_id: Option<String>, older_than_ms: Option<u64>, now: u64) -> u32 {
+        self.0
+            .borrow_mut()
+            .clear(task_id.as_deref(), older_than_ms, now)
     }
 }
 

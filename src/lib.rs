@@ -35,6 +35,7 @@ pub mod error;
 pub mod lazy_regex;
 pub mod ledger;
 pub mod limits;
+pub mod memory;
 pub mod redact;
 pub mod render;
 pub mod session;

@@ -17,6 +17,10 @@ struct SecretPattern {
     /// The pattern. Groups `keep` and `tail`, when present, are kept in front
     /// of and behind the marker.
     pattern: &'static str,
+    /// A check on the secret itself (the match without `keep` and `tail`):
+    /// a match it refuses is left alone. For the patterns that key on a word
+    /// (`bearer`, `password=`) rather than on a provider's prefix.
+    check: Option<fn(&str) -> bool>,
 }
 
 /// The secret formats, most specific first.
@@ -24,82 +28,98 @@ const PATTERNS: &[SecretPattern] = &[
     SecretPattern {
         kind: "private-key",
         needles: &["-----begin"],
+        check: None,
         pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
     },
     SecretPattern {
         kind: "anthropic-key",
         needles: &["sk-ant-"],
+        check: None,
         pattern: r"sk-ant-[A-Za-z0-9_\-]{16,}",
     },
     SecretPattern {
         kind: "openai-key",
         needles: &["sk-"],
+        check: None,
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
         kind: "stripe-key",
         needles: &["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
+        check: None,
         pattern: r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
     },
     SecretPattern {
         kind: "aws-access-key",
         needles: &["akia", "asia", "abia", "acca"],
+        check: None,
         pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
     },
     SecretPattern {
         kind: "aws-secret",
         needles: &["aws"],
-        pattern: r#"(?i)(?P<keep>aws[_\-.]?secret[_\-.]?(?:access[_\-.]?)?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+        check: None,
+        pattern: r#"(?i)(?P<keep>aws[_\-.]?secret[_\-.]?(?:access[_\-.]?)?key(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[A-Za-z0-9/+=]{40}"#,
     },
     SecretPattern {
         kind: "github-token",
         needles: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        check: None,
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
     },
     SecretPattern {
         kind: "gitlab-token",
         needles: &["glpat-", "gldt-", "glrt-"],
+        check: None,
         pattern: r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
         kind: "slack-token",
         needles: &["xox"],
+        check: None,
         pattern: r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
     },
     SecretPattern {
         kind: "slack-webhook",
         needles: &["hooks.slack.com"],
+        check: None,
         pattern: r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     },
     SecretPattern {
         kind: "google-api-key",
         needles: &["aiza"],
+        check: None,
         pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
     },
     SecretPattern {
         kind: "huggingface-token",
         needles: &["hf_"],
+        check: None,
         pattern: r"\bhf_[A-Za-z0-9]{30,}",
     },
     SecretPattern {
         kind: "npm-token",
         needles: &["npm_"],
+        check: None,
         pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
     },
     SecretPattern {
         kind: "jwt",
         needles: &["eyj"],
+        check: None,
         pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     },
     SecretPattern {
         kind: "bearer",
         needles: &["bearer", "basic", "token "],
+        check: Some(looks_random),
         pattern: r"(?i)(?P<keep>\b(?:bearer|basic|token)\s+)[A-Za-z0-9_\-.~+/]{12,}=*",
     },
     SecretPattern {
         kind: "url-password",
         needles: &["://"],
-        pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+(?P<tail>@)",
+        check: None,
+        pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
     },
     SecretPattern {
         kind: "assignment",
@@ -112,9 +132,37 @@ const PATTERNS: &[SecretPattern] = &[
             "pwd",
             "credential",
         ],
-        pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)["']?\s*[:=]\s*["']?)[^\s"',;}{]{6,}"#,
+        check: Some(is_not_a_reference),
+        pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'\\,;}{]{6,}"#,
     },
 ];
+
+/// Whether a credential after `bearer`, `basic` or `token` looks generated:
+/// letters and digits mixed (prose such as "basic implementation" is not).
+fn looks_random(value: &str) -> bool {
+    value.bytes().any(|b| b.is_ascii_digit()) && value.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Whether the value of a `*_KEY=`-style assignment is a literal rather than
+/// code that refers to one: `os.environ[`, `getenv(`, `$VAR`,
+/// `process.env.JWT_SECRET`, or a lowercase identifier such as `api_key` or
+/// `created_at` (`sort_key: created_at`).
+fn is_not_a_reference(value: &str) -> bool {
+    if value.starts_with('$') || value.contains(['(', ')', '[', ']']) {
+        return false;
+    }
+    let identifier_path = value.split('.').all(|seg| {
+        seg.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    });
+    let first = value.split('.').next().unwrap_or("");
+    let lower_snake = first
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    !(identifier_path && lower_snake && (value.contains('_') || value.contains('.')))
+}
 
 fn compiled() -> &'static [(Regex, &'static SecretPattern)] {
     static CELL: OnceLock<Vec<(Regex, &'static SecretPattern)>> = OnceLock::new();
@@ -146,16 +194,69 @@ fn contains_ascii_ci(haystack: &str, needle: &str) -> bool {
 ///
 /// Borrowed when nothing was found. Ordinary text (git hashes, UUIDs, base64
 /// fixtures) is left alone: every pattern needs a provider prefix or a
-/// secret-like name next to the value.
+/// secret-like name next to the value. A secret spelled with JSON `\uXXXX`
+/// escapes (`\u0073k-ant-…`, which is `sk-ant-…` once the args are parsed)
+/// is found too: then the text comes back with those escapes decoded.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let plain = redact_plain(text);
+    if let Some(decoded) = decode_ascii_escapes(text) {
+        let redacted = redact_plain(&decoded).into_owned();
+        if redacted != decoded {
+            return Cow::Owned(redacted);
+        }
+    }
+    plain
+}
+
+/// `text` with every JSON escape `\uXXXX` of an ASCII letter, digit or one of
+/// `-_.+/=` decoded, or `None` when it has none. Decoding them changes no
+/// JSON string's value.
+fn decode_ascii_escapes(text: &str) -> Option<String> {
+    if !text.contains("\\u") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find("\\u") {
+        out.push_str(&rest[..at]);
+        let hex = rest.get(at + 2..at + 6);
+        let decoded = hex
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32)
+            .filter(|c| c.is_ascii_alphanumeric() || "-_.+/=".contains(*c));
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[at + 6..];
+                changed = true;
+            }
+            None => {
+                out.push_str("\\u");
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Runs every pattern over `text`.
+fn redact_plain(text: &str) -> Cow<'_, str> {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
     for (re, p) in compiled() {
         if !p.needles.iter().any(|n| contains_ascii_ci(&current, n)) {
             continue;
         }
         let replaced = re.replace_all(&current, |caps: &regex_lite::Captures<'_>| {
+            let whole = caps.get(0).map_or("", |m| m.as_str());
             let keep = caps.name("keep").map_or("", |m| m.as_str());
             let tail = caps.name("tail").map_or("", |m| m.as_str());
+            let secret = &whole[keep.len()..whole.len() - tail.len()];
+            if p.check.is_some_and(|check| !check(secret)) {
+                return whole.to_string();
+            }
             format!("{keep}[REDACTED:{}]{tail}", p.kind)
         });
         if let Cow::Owned(s) = replaced {

@@ -7,9 +7,9 @@
 //                                    output: 'make: *** [all] Error 2', exitCode: 2 });
 
 import * as bindings from './generated/failmem.js';
-import { wrap } from './wrap.mjs';
+import { wrap, createResilientSession as createResilient } from './wrap.mjs';
 
-export { FailmemError, ERROR_CASES, symbolDispose } from './wrap.mjs';
+export { FailmemError, ERROR_CASES, symbolDispose, isTrap } from './wrap.mjs';
 
 const api = wrap(bindings);
 
@@ -19,3 +19,24 @@ export const classify = api.classify;
 export const rules = api.rules;
 /** One agent session's failure memory. */
 export const Session = api.Session;
+
+let instances = 0;
+
+/**
+ * Loads a fresh, separate instance of the component (a new module instance
+ * of the generated bindings) and wraps it. Used for trap recovery.
+ */
+export async function loadInstance() {
+  instances += 1;
+  return wrap(await import(`./generated/failmem.js?instance=${instances}`));
+}
+
+/**
+ * A session that recovers from traps (see `createResilientSession` in
+ * wrap.mjs): `await createResilientSession(config, { snapshotEvery: 1 })`.
+ * @param {import('./wrap.mjs').Config} [config]
+ * @param {{snapshotEvery?: number}} [options]
+ */
+export function createResilientSession(config = {}, options = {}) {
+  return createResilient(loadInstance, config, options);
+}

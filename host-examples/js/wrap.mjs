@@ -242,3 +242,126 @@ export function wrap(bindings) {
 
   return { classify, rules, Session, FailmemError };
 }
+
+/**
+ * Whether `err` is a trap of the component rather than an engine error:
+ * anything but a FailmemError or a TypeError from misuse.
+ * @param {unknown} err
+ */
+export function isTrap(err) {
+  return !(err instanceof FailmemError) && !(err instanceof TypeError);
+}
+
+/**
+ * Trap recovery. A session that survives the component trapping (a bug, or
+ * a limit the host set): it keeps the last good snapshot, taken after every
+ * `snapshotEvery` state-changing calls (`observe`, `turn`, `compacted`,
+ * `resolve`; default 1, after every one), and keeps a spare instance loaded.
+ * When a call traps, it moves to the spare instance, restores the last good
+ * snapshot there, loads a new spare in the background, and rethrows the trap
+ * with `recovered: true` and `lostCalls` (the calls undone: at most
+ * `snapshotEvery - 1`). Until the new spare is loaded (`await
+ * session.ready()`), a second trap throws with `recovered: false`.
+ *
+ * @param {() => Promise<ReturnType<typeof wrap>>} load loads a fresh instance
+ *   of the component and wraps it (see `loadInstance` in failmem.mjs)
+ * @param {Config} [config]
+ * @param {{snapshotEvery?: number}} [options]
+ */
+export async function createResilientSession(load, config = {}, { snapshotEvery = 1 } = {}) {
+  const [api, spare] = await Promise.all([load(), load()]);
+  return new ResilientSession(load, api, spare, api.Session.create(config), Math.max(1, snapshotEvery));
+}
+
+class ResilientSession {
+  #load;
+  #api;
+  /** @type {ReturnType<typeof wrap> | null} */
+  #spare;
+  /** @type {Promise<void> | null} */
+  #loading = null;
+  #session;
+  #lastGood;
+  #since = 0;
+  #every;
+  /** How many traps were recovered. */
+  recoveries = 0;
+
+  constructor(load, api, spare, session, every) {
+    this.#load = load;
+    this.#api = api;
+    this.#spare = spare;
+    this.#session = session;
+    this.#every = every;
+    this.#lastGood = session.snapshot();
+  }
+
+  /** The snapshot the session returns to after a trap. */
+  get lastGoodSnapshot() {
+    return this.#lastGood;
+  }
+
+  /** Resolves when a spare instance is loaded. */
+  async ready() {
+    if (this.#loading) await this.#loading;
+  }
+
+  #guard(mutates, fn) {
+    let result;
+    try {
+      result = fn(this.#session);
+    } catch (err) {
+      if (!isTrap(err)) throw err;
+      const lostCalls = this.#since;
+      const recovered = this.#recover();
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { trap: true, recovered, lostCalls });
+    }
+    if (mutates && ++this.#since >= this.#every) this.checkpoint();
+    return result;
+  }
+
+  /** Takes the last good snapshot now. */
+  checkpoint() {
+    this.#lastGood = this.#session.snapshot();
+    this.#since = 0;
+  }
+
+  #recover() {
+    const spare = this.#spare;
+    if (!spare) return false;
+    this.#spare = null;
+    this.#api = spare;
+    this.#session = spare.Session.restore(this.#lastGood);
+    this.#since = 0;
+    this.recoveries += 1;
+    this.#loading = this.#load().then((api) => {
+      this.#spare = api;
+      this.#loading = null;
+    });
+    return true;
+  }
+
+  observe(outcome) { return this.#guard(true, (s) => s.observe(outcome)); }
+  turn() { return this.#guard(true, (s) => s.turn()); }
+  compacted() { return this.#guard(true, (s) => s.compacted()); }
+  resolve(id) { return this.#guard(true, (s) => s.resolve(id)); }
+  failures() { return this.#guard(false, (s) => s.failures()); }
+  patterns() { return this.#guard(false, (s) => s.patterns()); }
+  ledger() { return this.#guard(false, (s) => s.ledger()); }
+  stats() { return this.#guard(false, (s) => s.stats()); }
+  render(template, options) { return this.#guard(false, (s) => s.render(template, options)); }
+  snapshot() { return this.#guard(false, (s) => s.snapshot()); }
+
+  /** Frees the component-side session. */
+  dispose() {
+    try {
+      this.#session.dispose();
+    } catch {
+      // A trapped instance cannot drop its handles; it is garbage now.
+    }
+  }
+
+  [symbolDispose]() {
+    this.dispose();
+  }
+}

@@ -63,8 +63,8 @@ pub fn mask(message: &str) -> String {
     s
 }
 
-/// FNV-1a, 64 bit.
-fn fnv1a(parts: &[&str]) -> u64 {
+/// FNV-1a, 64 bit, over parts separated by 0x1f.
+pub fn fnv1a(parts: &[&str]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {

@@ -406,6 +406,73 @@ impl Session {
         }
     }
 
+    /// Closes a task: turns the session's tracked failures, ledger and
+    /// verdicts into an [`Attempt`](crate::memory::Attempt) for the project
+    /// memory. The approaches are the distinct failing calls (tool and
+    /// target); the failure reason is `reason`, else the latest unresolved
+    /// failure; the error output lists the unresolved failures.
+    pub fn to_attempt(
+        &self,
+        task_id: &str,
+        summary: &str,
+        status: crate::memory::AttemptStatus,
+        reason: Option<&str>,
+        now: u64,
+    ) -> crate::memory::Attempt {
+        let records = &self.state.log.records;
+        let mut approaches: Vec<String> = Vec::new();
+        let mut by_first_step: Vec<&FailureRecord> = records.iter().collect();
+        by_first_step.sort_by_key(|r| (r.first_turn, r.id));
+        for r in &by_first_step {
+            let approach = if r.target.is_empty() {
+                r.tool.clone()
+            } else {
+                format!("{} {}", r.tool, r.target)
+            };
+            if !approaches.contains(&approach) {
+                approaches.push(approach);
+            }
+        }
+        let unresolved: Vec<&&FailureRecord> =
+            by_first_step.iter().filter(|r| !r.resolved).collect();
+        let failure_reason = match reason {
+            Some(r) if !r.trim().is_empty() => r.to_string(),
+            _ if status == crate::memory::AttemptStatus::Succeeded => String::new(),
+            _ => unresolved
+                .last()
+                .map(|r| r.description.clone())
+                .unwrap_or_default(),
+        };
+        let error_output = unresolved
+            .iter()
+            .map(|r| format!("[{}] {}: {}", r.category, r.tool, r.description))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let lesson = self
+            .state
+            .detector
+            .patterns
+            .iter()
+            .max_by_key(|p| (p.confidence, std::cmp::Reverse(p.kind)))
+            .filter(|_| status == crate::memory::AttemptStatus::Failed)
+            .map(|p| p.suggestion.clone())
+            .unwrap_or_default();
+        crate::memory::Attempt {
+            task_id: task_id.to_string(),
+            summary: summary.to_string(),
+            approaches,
+            failure_reason,
+            error_output,
+            files_touched: self.state.ledger.files_modified.sorted_newest(usize::MAX),
+            status,
+            at: now,
+            categories: records.iter().map(|r| r.category).collect(),
+            fingerprints: records.iter().map(|r| r.fingerprint.clone()).collect(),
+            lesson,
+        }
+        .normalized()
+    }
+
     /// Renders a template by name within the token budget.
     pub fn render(&self, name: &str, token_budget: Option<u32>) -> Result<String, Error> {
         let budget = match token_budget {

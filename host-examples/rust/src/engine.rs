@@ -27,7 +27,7 @@ pub const COMPONENT_ENV: &str = "FAILMEM_COMPONENT";
 /// Since wasmtime 42 `wasmtime::Error` is its own type and does not implement
 /// `std::error::Error`, so anyhow's `.context(...)` cannot be called on a
 /// `wasmtime::Result` directly; convert first.
-fn wt<T>(result: wasmtime::Result<T>) -> Result<T> {
+pub(crate) fn wt<T>(result: wasmtime::Result<T>) -> Result<T> {
     result.map_err(anyhow::Error::from)
 }
 
@@ -230,7 +230,7 @@ impl Failmem {
     }
 
     /// Runs `f` with the store and the exports borrowed.
-    fn with<R>(&self, f: impl FnOnce(&mut Store<()>, &bindings::Engine) -> R) -> R {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Store<()>, &bindings::Engine) -> R) -> R {
         let mut instance = self.instance.borrow_mut();
         let Instance { store, exports } = &mut *instance;
         f(store, exports)
@@ -311,7 +311,7 @@ impl Session {
     }
 
     /// Calls a method with the store, the session functions and the handle.
-    fn call<R>(
+    pub(crate) fn call<R>(
         &self,
         what: &'static str,
         f: impl FnOnce(

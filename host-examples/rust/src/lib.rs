@@ -37,7 +37,11 @@ pub mod bindings {
 pub mod canonical;
 pub mod engine;
 pub mod input;
+pub mod memory;
+pub mod memory_cli;
 pub mod replay;
+pub mod resilient;
+pub mod storage;
 pub mod trace;
 pub mod vectors;
 

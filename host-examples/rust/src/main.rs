@@ -8,8 +8,9 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use failmem_host::canonical::{Canonical, ToCanonical, category_name};
+use failmem_host::storage::Storage;
 use failmem_host::trace::{TraceError, TraceEvent, parse_lines, parse_trace};
-use failmem_host::{Failmem, input, replay};
+use failmem_host::{Failmem, input, memory_cli, replay};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,6 +41,22 @@ enum Command {
         /// A session config: a WIT `config` record as JSON, kebab-case keys.
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Use the project memory in DIR: a `task` line prints the retry
+        /// brief, a `task_end` line records the attempt.
+        #[arg(long, value_name = "DIR")]
+        memory: Option<PathBuf>,
+    },
+    /// The project's failure memory: attempts and learnings, stored in
+    /// `.failmem/` of the project (or `--memory DIR`).
+    Memory {
+        /// The memory directory.
+        #[arg(long, value_name = "DIR", default_value = ".failmem", global = true)]
+        memory: PathBuf,
+        /// Print JSON instead of the human view.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        action: MemoryAction,
     },
     /// Classify tool lines read from stdin (trace `tool` lines; `type` may
     /// be left out) and print one canonical-JSON classification per line.
@@ -55,6 +72,48 @@ enum Command {
         /// Print the rule table as canonical JSON.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum MemoryAction {
+    /// List the attempts, oldest first.
+    List,
+    /// Show one task's attempts and its retry brief.
+    Show {
+        /// The task id.
+        id: String,
+    },
+    /// List the learnings in effect now, most confident first.
+    Learnings,
+    /// Add a lesson at full confidence.
+    Learn {
+        /// The lesson.
+        lesson: String,
+        /// Its category, e.g. missing-dependency.
+        #[arg(long)]
+        category: Option<String>,
+    },
+    /// Remove attempts of a task and/or older than an age; with neither, everything.
+    Clear {
+        /// Only this task.
+        #[arg(long)]
+        task: Option<String>,
+        /// Only entries older than this: 90s, 30m, 24h, 7d, 2w.
+        #[arg(long, value_name = "AGE")]
+        older_than: Option<String>,
+    },
+    /// Print the store as versioned JSON.
+    Export {
+        /// Redact again and generalize absolute paths (relative to the
+        /// current directory when under it).
+        #[arg(long)]
+        sanitized: bool,
+    },
+    /// Merge an export into the store.
+    Import {
+        /// The export file.
+        file: PathBuf,
     },
 }
 
@@ -95,7 +154,26 @@ fn run(cli: Cli) -> Result<()> {
             trace,
             json,
             config,
-        } => cmd_replay(&path, &trace, json, config.as_deref(), &mut out)?,
+            memory,
+        } => cmd_replay(
+            &path,
+            &trace,
+            json,
+            config.as_deref(),
+            memory.as_deref(),
+            &mut out,
+        )?,
+        Command::Memory {
+            memory,
+            json,
+            action,
+        } => memory_cli::run(
+            &Failmem::load(&path)?,
+            &Storage::new(memory),
+            json,
+            action_of(action),
+            &mut out,
+        )?,
         Command::Classify => cmd_classify(&path, &mut out)?,
         Command::Info { json } => cmd_info(&path, json, &mut out)?,
         Command::Rules { json } => cmd_rules(&path, json, &mut out)?,
@@ -103,11 +181,24 @@ fn run(cli: Cli) -> Result<()> {
     out.flush().context("writing to stdout")
 }
 
+fn action_of(a: MemoryAction) -> memory_cli::Action {
+    match a {
+        MemoryAction::List => memory_cli::Action::List,
+        MemoryAction::Show { id } => memory_cli::Action::Show { id },
+        MemoryAction::Learnings => memory_cli::Action::Learnings,
+        MemoryAction::Learn { lesson, category } => memory_cli::Action::Learn { lesson, category },
+        MemoryAction::Clear { task, older_than } => memory_cli::Action::Clear { task, older_than },
+        MemoryAction::Export { sanitized } => memory_cli::Action::Export { sanitized },
+        MemoryAction::Import { file } => memory_cli::Action::Import { file },
+    }
+}
+
 fn cmd_replay(
     component: &Path,
     trace: &Path,
     json: bool,
     config: Option<&Path>,
+    memory: Option<&Path>,
     out: &mut impl Write,
 ) -> Result<()> {
     let config = match config {
@@ -125,7 +216,8 @@ fn cmd_replay(
         .with_context(|| format!("reading trace {}", trace.display()))?;
     let lines = parse_trace(&text).with_context(|| format!("reading trace {}", trace.display()))?;
     let failmem = Failmem::load(component)?;
-    replay::replay(&failmem, &config, &lines, json, out)
+    let storage = memory.map(Storage::new);
+    replay::replay_with_memory(&failmem, &config, &lines, json, storage.as_ref(), out)
         .with_context(|| format!("replaying {}", trace.display()))
 }
 

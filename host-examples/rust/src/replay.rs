@@ -74,6 +74,21 @@ pub fn replay(
     json: bool,
     out: &mut impl Write,
 ) -> Result<()> {
+    replay_with_memory(failmem, config, trace, json, None, out)
+}
+
+/// [`replay`] with a project memory: a `task` line prints the retry brief
+/// for the task (human output only), and a `task_end` line records the
+/// session's attempt in the memory. Without a memory both are ignored.
+pub fn replay_with_memory(
+    failmem: &Failmem,
+    config: &Config,
+    trace: &[TraceLine],
+    json: bool,
+    memory: Option<&crate::storage::Storage>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let mut task: Option<(String, String)> = None;
     let session = Session::create(failmem, config)?.context("creating the replay session")?;
     let mut printer = Printer {
         session: &session,
@@ -101,6 +116,73 @@ pub fn replay(
                     .with_context(|| format!("line {n}: starting a turn"))?;
                 if !json {
                     writeln!(out, "── turn {turn} ──").context("writing to stdout")?;
+                }
+            }
+            TraceEvent::Task { id, summary } => {
+                let Some(storage) = memory else { continue };
+                let store = storage
+                    .load(failmem)
+                    .with_context(|| format!("line {n}: loading the memory"))?;
+                let query = crate::memory::Task {
+                    id: id.clone(),
+                    summary: summary.clone(),
+                    paths: Vec::new(),
+                    mentions: Vec::new(),
+                    categories: Vec::new(),
+                };
+                let options = crate::memory::BriefOptions {
+                    threshold: None,
+                    max_attempts: None,
+                    token_budget: None,
+                    half_life_ms: None,
+                    template: None,
+                };
+                let brief = store
+                    .brief(&query, crate::storage::now_ms(), &options)?
+                    .with_context(|| format!("line {n}: the retry brief"))?;
+                if !json {
+                    writeln!(out, "── task {id} ──").context("writing to stdout")?;
+                    write_block(out, "previous-attempts", &brief).context("writing to stdout")?;
+                }
+                task = Some((id.clone(), summary.clone()));
+            }
+            TraceEvent::TaskEnd { succeeded, reason } => {
+                let (Some(storage), Some((id, summary))) = (memory, task.take()) else {
+                    continue;
+                };
+                let status = if *succeeded {
+                    crate::memory::AttemptStatus::Succeeded
+                } else {
+                    crate::memory::AttemptStatus::Failed
+                };
+                let attempt = crate::memory::session_attempt(
+                    &session,
+                    &id,
+                    &summary,
+                    status,
+                    reason.as_deref(),
+                    crate::storage::now_ms(),
+                )?;
+                storage
+                    .update(failmem, |store| {
+                        store
+                            .add_attempt(&attempt)?
+                            .context("recording the attempt")
+                    })
+                    .with_context(|| {
+                        format!(
+                            "line {n}: recording the attempt in {}",
+                            storage.file().display()
+                        )
+                    })?;
+                if !json {
+                    let word = if *succeeded { "succeeded" } else { "failed" };
+                    writeln!(
+                        out,
+                        "── task {id} {word}: attempt recorded in {} ──",
+                        storage.file().display()
+                    )
+                    .context("writing to stdout")?;
                 }
             }
             TraceEvent::Compaction => {

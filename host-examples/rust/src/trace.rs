@@ -33,6 +33,21 @@ pub enum TraceEvent {
     Turn,
     /// The agent's context was compacted.
     Compaction,
+    /// A task begins: `{"type":"task","id":…,"summary":…}`. Used by
+    /// `replay --memory`; ignored otherwise.
+    Task {
+        /// The task's id.
+        id: String,
+        /// What the task is.
+        summary: String,
+    },
+    /// The task ends: `{"type":"task_end","status":"failed|succeeded","reason":…}`.
+    TaskEnd {
+        /// Whether the task succeeded.
+        succeeded: bool,
+        /// Why it failed, if the trace says.
+        reason: Option<String>,
+    },
 }
 
 /// One meaningful trace line: its 1-based number and its event.
@@ -94,6 +109,35 @@ pub fn parse_line(text: &str, tool_by_default: bool) -> Result<Option<TraceEvent
         "tool" => Some(TraceEvent::Tool(tool_outcome(&map)?)),
         "turn" => Some(TraceEvent::Turn),
         "compaction" => Some(TraceEvent::Compaction),
+        "task" => {
+            let id = match map.get("id") {
+                Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
+                _ => return Err("a `task` line needs a non-empty string `id`".to_string()),
+            };
+            let summary = match map.get("summary") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => return Err(format!("`summary` must be a string, not {other}")),
+            };
+            Some(TraceEvent::Task { id, summary })
+        }
+        "task_end" => {
+            let succeeded = match map.get("status") {
+                Some(Value::String(s)) if s == "failed" => false,
+                Some(Value::String(s)) if s == "succeeded" => true,
+                _ => {
+                    return Err(
+                        "a `task_end` line needs `status`: \"failed\" or \"succeeded\"".to_string(),
+                    );
+                }
+            };
+            let reason = match map.get("reason") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => return Err(format!("`reason` must be a string, not {other}")),
+            };
+            Some(TraceEvent::TaskEnd { succeeded, reason })
+        }
         _ => None,
     })
 }

@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// The Node side of bench/run: failmem through jco against the pure-JS
+// baseline (baseline.mjs) on the same workload, start-up, accuracy and
+// scale. Prints one JSON object on its last line (keys in BENCHMARKS.md).
+//
+//   node bench/bench.mjs WORKLOAD [--runs N] [--scale 1000,100000] [--skip-accuracy]
+
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { MAPPING, Tracker, categorize } from './baseline.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..');
+const JS = join(ROOT, 'host-examples/js');
+const TEMPLATES = ['compaction-ledger', 'recent-failures', 'recovery', 'nudge', 'failure-context'];
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? 0 : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/** Loads failmem (compiling the component) and times it. */
+export async function load() {
+  const t0 = performance.now();
+  const mod = await import(join(JS, 'failmem.mjs'));
+  const importMs = performance.now() - t0;
+  const t1 = performance.now();
+  const s = mod.Session.create({});
+  const sessionMs = performance.now() - t1;
+  s.dispose();
+  return { mod, importMs, sessionMs };
+}
+
+/** Runs the trace items in a new failmem session; returns the bytes rendered. */
+export function runFailmem(Session, items, total = Infinity) {
+  const s = Session.create({});
+  let bytes = 0;
+  let done = 0;
+  try {
+    for (let i = 0; done < total; i++) {
+      if (i === items.length) {
+        if (total === Infinity) break;
+        i = 0;
+      }
+      const it = items[i];
+      if (it.type === 'tool') {
+        const r = s.observe(it.outcome);
+        if (r.classification.category !== undefined) bytes += s.render('recovery').length;
+        if (r.verdict.action !== 'continue') bytes += s.render('nudge').length;
+        bytes += s.render('recent-failures').length;
+        done++;
+      } else if (it.type === 'turn') {
+        s.turn();
+      } else {
+        for (const t of TEMPLATES) bytes += s.render(t).length;
+        s.compacted();
+      }
+    }
+  } finally {
+    s.dispose();
+  }
+  return bytes;
+}
+
+/** The same items through the baseline tracker. */
+export function runBaseline(items, total = Infinity) {
+  const t = new Tracker();
+  let bytes = 0;
+  let done = 0;
+  for (let i = 0; done < total; i++) {
+    if (i === items.length) {
+      if (total === Infinity) break;
+      i = 0;
+    }
+    if (items[i].type === 'tool') {
+      bytes += t.step(items[i].outcome).length;
+      done++;
+    }
+  }
+  return bytes;
+}
+
+/** Accuracy of failmem and the baseline on tests/corpus (field `expect`). */
+export function accuracy(classify) {
+  const dir = join(ROOT, 'tests/corpus');
+  let n = 0, fm = 0, bl = 0;
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const c = JSON.parse(line);
+      const outcome = {
+        tool: c.tool ?? '',
+        args: typeof c.args === 'string' ? c.args : c.args == null ? '' : JSON.stringify(c.args),
+        output: c.output ?? '',
+        exitCode: c.exit_code ?? undefined,
+        isError: c.is_error ?? undefined,
+      };
+      n++;
+      const got = classify(outcome).category;
+      if ((got === undefined ? 'none' : got) === c.expect) fm++;
+      const b = categorize(outcome);
+      if ((b === 'none' ? 'none' : MAPPING[b]) === c.expect) bl++;
+    }
+  }
+  return { cases: n, failmem: fm / n, baseline: bl / n };
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const opt = (name, dflt) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : dflt;
+  };
+  const runs = Number(opt('--runs', '5'));
+  const scale = opt('--scale', '1000').split(',').filter(Boolean).map(Number);
+  const { mod, importMs, sessionMs } = await load();
+  const { parseTrace } = await import(join(JS, 'trace.mjs'));
+  const core = readFileSync(join(JS, 'generated/failmem.core.wasm'));
+  const tc = performance.now();
+  await WebAssembly.compile(core);
+  const compileMs = performance.now() - tc;
+
+  const items = parseTrace(readFileSync(argv[0], 'utf8'));
+  const steps = items.filter((i) => i.type === 'tool').length;
+  runFailmem(mod.Session, items);
+  runBaseline(items);
+  const fm = [], bl = [];
+  for (let r = 0; r < runs; r++) {
+    let t = performance.now();
+    runFailmem(mod.Session, items);
+    fm.push(((performance.now() - t) * 1e6) / steps);
+    t = performance.now();
+    runBaseline(items);
+    bl.push(((performance.now() - t) * 1e6) / steps);
+  }
+  const out = {
+    steps,
+    jco_ns_per_step: Math.round(median(fm)),
+    js_baseline_ns_per_step: Math.round(median(bl)),
+    jco_vs_js_baseline: median(fm) / median(bl),
+    jco_import_ms: importMs,
+    jco_compile_core_ms: compileMs,
+    jco_first_session_ms: sessionMs,
+  };
+  if (!argv.includes('--skip-accuracy')) {
+    const a = accuracy(mod.classify);
+    out.corpus_cases = a.cases;
+    out.failmem_accuracy = a.failmem;
+    out.baseline_accuracy_js = a.baseline;
+  }
+  for (const n of scale) {
+    const t = performance.now();
+    runFailmem(mod.Session, items, n);
+    out[`jco_scale_${n}_ns_per_step`] = Math.round(((performance.now() - t) * 1e6) / n);
+    out[`jco_scale_${n}_rss_bytes`] = process.memoryUsage().rss;
+  }
+  out.jco_peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Merges the JSON files bench/run wrote into one object, judges the targets,
+writes the table into BENCHMARKS.md (between the bench:start/end markers) and
+prints the object as the last line.
+
+    python3 bench/report.py OUT_DIR BENCHMARKS.md
+"""
+
+import json
+import platform
+import re
+import sys
+from pathlib import Path
+
+
+def load(out):
+    figures = {}
+    scale = {}
+    for f in sorted(Path(out).glob("*.json")):
+        data = json.loads(f.read_text().strip().splitlines()[-1])
+        if f.name.startswith("scale-"):
+            h, n = data["host"], data["steps"]
+            scale[(h, n)] = data
+            figures[f"{h}_scale_{n}_ns_per_step"] = data["ns_per_step"]
+            figures[f"{h}_scale_{n}_rss_peak_bytes"] = data["rss_peak_bytes"]
+            if data.get("wasm_memory_peak_bytes") is not None:
+                figures[f"{h}_scale_{n}_wasm_memory_bytes"] = data["wasm_memory_peak_bytes"]
+        else:
+            figures.update(data)
+    return figures, scale
+
+
+def judge(f, scale):
+    def flat(host, key):
+        ns = sorted(n for (h, n) in scale if h == host)
+        if len(ns) < 2:
+            return None, 0
+        lo, hi = scale[(host, ns[0])][key], scale[(host, ns[-1])][key]
+        return (hi or 0) <= 1.25 * (lo or 1), ns[-1]
+
+    flat_wasm, top = flat("wasmtime", "wasm_memory_peak_bytes")
+    flat_native, _ = flat("native", "rss_peak_bytes")
+    f["flat_memory_up_to_steps"] = top
+    return {
+        "pass_wasmtime_le_2x_native": f["wasmtime_vs_native"] <= 2.0,
+        "pass_jco_le_1_5x_js_baseline": f["jco_vs_js_baseline"] <= 1.5
+        and f["failmem_accuracy"] > f["baseline_accuracy_js"],
+        "pass_py_le_1_5x_py_baseline": f["py_vs_py_baseline"] <= 1.5
+        and f["py_failmem_accuracy"] > f["baseline_accuracy_py"],
+        "pass_component_le_512kib_stripped": f["component_stripped_bytes"] <= 512 * 1024,
+        "pass_warm_start_lt_5ms": f["wasmtime_warm_start_ms"] < 5.0,
+        "pass_flat_memory": bool(flat_wasm and flat_native),
+    }
+
+
+def table(f, passes, scale):
+    def r(x, d=2):
+        return f"{x:.{d}f}"
+
+    def us(ns):
+        return f"{ns / 1000:,.0f} µs"
+
+    native = f["native_ns_per_step"]
+    rows = [
+        "| host | per step | vs native | vs baseline in that host | baseline per step |",
+        "|---|---:|---:|---:|---:|",
+        f"| native Rust core | {us(native)} | 1.00 | | |",
+        f"| component, wasmtime (Rust) | {us(f['wasmtime_ns_per_step'])} | {r(f['wasmtime_vs_native'])} | | |",
+        f"| component, jco (Node) | {us(f['jco_ns_per_step'])} | {r(f['jco_ns_per_step'] / native)} | {r(f['jco_vs_js_baseline'])} | {us(f['js_baseline_ns_per_step'])} |",
+        f"| component, wasmtime-py (Python) | {us(f['py_ns_per_step'])} | {r(f['py_ns_per_step'] / native)} | {r(f['py_vs_py_baseline'])} | {us(f['py_baseline_ns_per_step'])} |",
+        "",
+        f"Accuracy on tests/corpus ({f.get('corpus_cases', '?')} cases): failmem "
+        f"{f['failmem_accuracy'] * 100:.1f}% (Node and Python agree: {f['py_failmem_accuracy'] * 100:.1f}%), "
+        f"baseline {f['baseline_accuracy_js'] * 100:.1f}% (JS) / {f['baseline_accuracy_py'] * 100:.1f}% (Python).",
+        "",
+        "| start-up | ms |",
+        "|---|---:|",
+        f"| wasmtime: compile cold | {r(f['wasmtime_compile_ms'], 1)} |",
+        f"| wasmtime: deserialize precompiled ({f['wasmtime_artifact_bytes']:,} bytes) | {r(f['wasmtime_deserialize_ms'])} |",
+        f"| wasmtime: instantiate + first session | {r(f['wasmtime_instantiate_session_ms'])} |",
+        f"| wasmtime: warm start (deserialize + instantiate + session) | {r(f['wasmtime_warm_start_ms'])} |",
+        f"| jco: import (compile + instantiate; no precompiled form) | {r(f['jco_import_ms'], 1)} |",
+        f"| jco: WebAssembly.compile of the core module alone | {r(f['jco_compile_core_ms'], 1)} |",
+        f"| jco: first session | {r(f['jco_first_session_ms'])} |",
+        f"| wasmtime-py: compile cold | {r(f['py_compile_ms'], 1)} |",
+        f"| wasmtime-py: deserialize precompiled | {r(f['py_deserialize_ms'])} |",
+        f"| wasmtime-py: instantiate | {r(f['py_instantiate_ms'])} |",
+        f"| wasmtime-py: first session | {r(f['py_first_session_ms'])} |",
+        "",
+        f"Size: {f['component_bytes']:,} bytes as built, {f['component_stripped_bytes']:,} stripped, "
+        f"{f['component_gzip_bytes']:,} gzip -9.",
+        "",
+        "| scale | steps | per step | wasm memory | peak RSS |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for (h, n), d in sorted(scale.items()):
+        mem = d.get("wasm_memory_peak_bytes")
+        rows.append(
+            f"| {h} | {n:,} | {us(d['ns_per_step'])} | {'' if mem is None else f'{mem / 2**20:.1f} MiB'} | {d['rss_peak_bytes'] / 2**20:.1f} MiB |"
+        )
+    for k in sorted(f):
+        m = re.match(r"(jco|py)_scale_(\d+)_ns_per_step", k)
+        if m:
+            h, n = m.groups()
+            rss = f.get(f"{h}_scale_{n}_rss_bytes", 0)
+            rows.append(f"| {'jco' if h == 'jco' else 'wasmtime-py'} | {int(n):,} | {us(f[k])} | | {rss / 2**20:.1f} MiB (current) |")
+    rows += ["", "| observe one output (all of it classified) | native ms/MiB | wasmtime ms/MiB |", "|---|---:|---:|"]
+    for s in ("0.25", "0.5", "1", "2"):
+        rows.append(
+            f"| {s} MiB | {f[f'native_classify_{s}mb_ms_per_mb']:.0f} | {f[f'wasmtime_classify_{s}mb_ms_per_mb']:.0f} |"
+        )
+    rows += ["", "| render (median of 20) at step | " + " | ".join(["10", "100", "1000", "10000"]) + " |", "|---|---:|---:|---:|---:|"]
+    for host in ("native", "wasmtime"):
+        for t in ("recent-failures", "recovery", "nudge", "failure-context", "compaction-ledger"):
+            cells = [f.get(f"{host}_render_{t}_at_{n}_ns") for n in (10, 100, 1000, 10000)]
+            rows.append(f"| {host} `{t}` | " + " | ".join("" if c is None else f"{c / 1000:.0f} µs" for c in cells) + " |")
+    rows += ["", "| target | result |", "|---|---|"]
+    for k, v in passes.items():
+        rows.append(f"| {k[5:]} | {'PASS' if v else 'FAIL'} |")
+    return "\n".join(rows)
+
+
+def main():
+    out, md = sys.argv[1], Path(sys.argv[2])
+    f, scale = load(out)
+    passes = judge(f, scale)
+    f.update(passes)
+    f["machine"] = f"{platform.machine()} {platform.system()} {platform.release()}"
+    text = md.read_text(encoding="utf-8") if md.exists() else ""
+    block = "<!-- bench:start -->\n" + table(f, passes, scale) + "\n<!-- bench:end -->"
+    if "<!-- bench:start -->" in text:
+        text = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->", lambda _: block, text, flags=re.S)
+    else:
+        text += "\n" + block + "\n"
+    md.write_text(text, encoding="utf-8")
+    print(json.dumps(f, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

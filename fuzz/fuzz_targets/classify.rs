@@ -1,0 +1,7 @@
+//! Fuzz target `classify`: see `harness::classify`.
+#![no_main]
+
+#[path = "../harness.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::classify(data));

@@ -1,0 +1,479 @@
+//! The fuzz harness, shared by the cargo-fuzz targets (`fuzz/fuzz_targets/`)
+//! and the regression test (`tests/fuzz_regressions.rs`), which feeds every
+//! file of `fuzz/corpus/<target>/` and `fuzz/regressions/<target>/` through
+//! the same functions without libFuzzer.
+//!
+//! Each function takes raw bytes, drives the native core, and panics only
+//! when a promise is broken: a crash in the core, a render over its budget,
+//! a snapshot that does not round-trip, a failed call that changed the
+//! session, or a planted secret that comes out again.
+//!
+//! The input is decoded by [`Bytes`], a small reader in this file rather than
+//! the `arbitrary` crate, so that the regression test in the root crate needs
+//! no new dependency and decodes every corpus file exactly as the fuzzer did.
+
+#![allow(dead_code)]
+
+use failmem::{Config, Session, TemplateSource, ToolOutcome};
+
+/// A deterministic reader over the fuzz input: every read succeeds, and an
+/// exhausted input reads as zeros.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    /// A reader over `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data }
+    }
+
+    /// Whether every byte was read.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The next byte, or 0.
+    pub fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((b, rest)) => {
+                self.data = rest;
+                *b
+            }
+            None => 0,
+        }
+    }
+
+    /// A little-endian u32 from the next four bytes.
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+
+    /// One item of `items` (which must not be empty).
+    pub fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
+        &items[self.byte() as usize % items.len()]
+    }
+
+    /// Up to `max` raw bytes, as (lossy) UTF-8: the length is the next byte
+    /// (scaled), so short strings are cheap for the fuzzer to find.
+    pub fn raw(&mut self, max: usize) -> String {
+        let n = (self.byte() as usize * 4).min(max).min(self.data.len());
+        let (s, rest) = self.data.split_at(n);
+        self.data = rest;
+        String::from_utf8_lossy(s).into_owned()
+    }
+
+    /// Text built from realistic fragments and raw bytes.
+    pub fn text(&mut self, fragments: &[&str], parts: usize) -> String {
+        let n = self.byte() as usize % (parts + 1);
+        let mut out = String::new();
+        for _ in 0..n {
+            match self.byte() % 4 {
+                0 => out.push_str(&self.raw(256)),
+                1 => out.push('\n'),
+                _ => {
+                    let f = *self.pick(fragments);
+                    out.push_str(f);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Tool names: every family, odd names, and an empty one (no tool call).
+pub const TOOLS: &[&str] = &[
+    "bash",
+    "Bash",
+    "shell",
+    "edit",
+    "Edit",
+    "str_replace_based_edit_tool",
+    "apply_patch",
+    "write_file",
+    "read_file",
+    "Read",
+    "grep",
+    "Grep",
+    "glob",
+    "web_fetch",
+    "run_tests",
+    "",
+    "   ",
+    "mcp__server__tool",
+    "\u{0}\u{7f}",
+    "ツール",
+];
+
+/// Output fragments: markers every rule family reacts to, ANSI escapes,
+/// multi-byte text and secrets.
+pub const OUTPUT: &[&str] = &[
+    "error[E0308]: mismatched types\n --> src/main.rs:4:18",
+    "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: bad",
+    "ModuleNotFoundError: No module named 'notes'",
+    "FAILED tests/test_a.py::test_x - AssertionError: assert 1 == 2",
+    "test result: FAILED. 1 passed; 2 failed",
+    "Error: old_string not found in file",
+    "<tool_use_error>unknown tool</tool_use_error>",
+    "fatal: not a git repository",
+    "Permission denied",
+    "connection refused",
+    "No such file or directory",
+    "error TS2322: Type 'string' is not assignable to type 'number'.",
+    "Request interrupted by user",
+    "overloaded_error",
+    "thread 'main' panicked at src/lib.rs:1:1",
+    "No files found",
+    "\u{1b}[31mred\u{1b}[0m",
+    "\u{1b}]8;;http://x\u{7}",
+    "ÿ€𝄞 ",
+    "{{ 7*7 }} {% for x in y %}",
+    " sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA ",
+    " AKIAABCDEFGHIJKLMNOP ",
+    "Authorization: Bearer abcdefghijklmnop",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIE",
+    "-----END RSA PRIVATE KEY-----",
+    "postgres://u:pw123456@h/db",
+    "API_KEY=",
+    "[REDACTED:x]",
+    "[… 5 bytes truncated …]",
+];
+
+/// Args fragments: JSON shapes the tools read paths and commands from.
+pub const ARGS: &[&str] = &[
+    r#"{"command":"cargo build"}"#,
+    r#"{"command":"pytest -q"}"#,
+    r#"{"command":"grep -c x f | wc -l"}"#,
+    r#"{"file_path":"src/a.rs","old_string":"x","new_string":"y"}"#,
+    r#"{"path":"/tmp/a","command":"view"}"#,
+    r#"{"input":"*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch"}"#,
+    r#"{"url":"https://example.com"}"#,
+    r#"{"pattern":"TODO","path":"."}"#,
+    "{",
+    "[1,2,",
+    "null",
+    r#"{"a":{"b":{"c":[[[[[[]]]]]]}}}"#,
+    r#"{"command":"\u0000\ud800"}"#,
+    "not json at all",
+];
+
+/// The built-in templates and a host one.
+pub const TEMPLATES: &[&str] = &[
+    "recent-failures",
+    "recovery",
+    "nudge",
+    "failure-context",
+    "compaction-ledger",
+    "host",
+    "missing",
+    "",
+];
+
+/// A planted secret: it must never come out of the engine.
+pub const CANARY: &str = "sk-ant-api03-FuzzCanary0123456789abcdefXYZ";
+
+fn outcome(b: &mut Bytes<'_>) -> ToolOutcome {
+    let tool = if b.byte() % 8 == 0 {
+        b.raw(200)
+    } else {
+        (*b.pick(TOOLS)).to_string()
+    };
+    let mut args = b.text(ARGS, 3);
+    let mut output = b.text(OUTPUT, 8);
+    match b.byte() % 16 {
+        0 => output = output.repeat(1 + b.byte() as usize * 64),
+        1 => output.push_str(&format!(" {CANARY} ")),
+        2 => args = format!(r#"{{"command":"echo {CANARY}"}}"#),
+        _ => {}
+    }
+    let exit_code = match b.byte() % 4 {
+        0 => None,
+        1 => Some(0),
+        2 => Some(i32::from(b.byte())),
+        _ => Some(b.u32() as i32),
+    };
+    let is_error = match b.byte() % 3 {
+        0 => None,
+        1 => Some(true),
+        _ => Some(false),
+    };
+    ToolOutcome {
+        tool,
+        args,
+        output,
+        exit_code,
+        is_error,
+    }
+}
+
+fn config(b: &mut Bytes<'_>) -> Config {
+    let small = |b: &mut Bytes<'_>| match b.byte() % 4 {
+        0 => None,
+        _ => Some(u32::from(b.byte() % 12)),
+    };
+    Config {
+        max_failures: small(b),
+        breaker_threshold: small(b),
+        streak_threshold: small(b),
+        loop_nudge_threshold: small(b),
+        loop_stop_threshold: small(b),
+        exempt_tools: (b.byte() % 4 == 0).then(|| vec!["Read".to_string()]),
+        available_tools: (b.byte() % 4 == 0)
+            .then(|| vec!["bash".to_string(), "edit".to_string(), "read_file".into()]),
+        rules: None,
+        templates: Some(vec![TemplateSource {
+            name: "host".into(),
+            source: "{% for f in failures %}{{ f.tool }} {{ f.description|clip(20) }} {{ f.args }}\n{% endfor %}{{ last }}"
+                .into(),
+        }]),
+        token_budget: (b.byte() % 2 == 0).then(|| 50 + u32::from(b.byte()) * 4),
+        always_show_failures: Some(b.byte() % 2 == 0),
+        max_output_bytes: (b.byte() % 2 == 0).then(|| 1024 + u32::from(b.byte()) * 64),
+    }
+}
+
+/// Asserts that no engine output contains the planted secret.
+fn no_canary(what: &str, text: &str) {
+    assert!(
+        !text.contains(CANARY),
+        "the planted secret leaked through {what}: {text}"
+    );
+}
+
+/// Classifies raw bytes read as `tool\nexit-code\nargs\noutput` (the seeds
+/// come from `tests/corpus/`); a missing or unparsable exit code is `None`.
+pub fn classify(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut parts = text.splitn(4, '\n');
+    let mut next = || parts.next().unwrap_or("").to_string();
+    let (tool, exit, args, output) = (next(), next(), next(), next());
+    let outcome = ToolOutcome {
+        tool,
+        args,
+        output,
+        exit_code: exit.trim().parse().ok(),
+        is_error: match data.first().map(|b| b % 3) {
+            Some(0) => Some(true),
+            _ => None,
+        },
+    };
+    let c = failmem::classify(&outcome);
+    assert!(c.description.chars().count() <= 80, "{c:?}");
+    assert!(
+        c.fingerprint.is_empty() || c.fingerprint.len() == 16,
+        "{c:?}"
+    );
+    // The same outcome classifies the same way again.
+    assert_eq!(failmem::classify(&outcome), c);
+}
+
+/// Renders `name` and checks the budget; an error must be a documented one.
+fn render_checked(s: &Session, name: &str, budget: Option<u32>) {
+    let before = s.snapshot();
+    match s.render(name, budget) {
+        Ok(text) => {
+            let limit = budget.unwrap_or(s.settings().token_budget) as usize;
+            assert!(
+                failmem::text::estimate_tokens(&text) <= limit,
+                "{name} rendered over its budget {limit}: {} chars",
+                text.chars().count()
+            );
+            no_canary(name, &text);
+        }
+        Err(e) => assert!(
+            matches!(
+                e,
+                failmem::Error::UnknownTemplate(_)
+                    | failmem::Error::RenderFailed(_)
+                    | failmem::Error::InvalidConfig(_)
+            ),
+            "{name}: {e:?}"
+        ),
+    }
+    assert_eq!(s.snapshot(), before, "render {name} changed the session");
+}
+
+/// A session driven by the input: observes, turns, compactions, resolves,
+/// renders, queries and snapshot round trips, in any order.
+pub fn session_ops(data: &[u8]) {
+    let mut b = Bytes::new(data);
+    let mut s = match Session::new(config(&mut b)) {
+        Ok(s) => s,
+        Err(failmem::Error::InvalidConfig(_)) => return,
+        Err(e) => panic!("create: {e:?}"),
+    };
+    let mut ops = 0;
+    while !b.is_empty() && ops < 200 {
+        ops += 1;
+        match b.byte() % 10 {
+            0..=3 => {
+                let report = s.observe(&outcome(&mut b));
+                no_canary("observe", &format!("{report:?}"));
+                let max = s.settings().max_failures as usize;
+                assert!(s.failures().len() <= max);
+            }
+            4 => {
+                s.turn();
+            }
+            5 => {
+                s.compacted();
+            }
+            6 => {
+                let id = u32::from(b.byte() % 16);
+                let before = s.snapshot();
+                if s.resolve(id).is_err() {
+                    assert_eq!(s.snapshot(), before, "a failed resolve changed the session");
+                }
+            }
+            7 => {
+                let name = *b.pick(TEMPLATES);
+                let budget = match b.byte() % 4 {
+                    0 => Some(u32::from(b.byte()) * 8),
+                    1 => Some(b.u32()),
+                    _ => None,
+                };
+                render_checked(&s, name, budget);
+            }
+            8 => {
+                let snap = s.snapshot();
+                no_canary("snapshot", &snap);
+                let restored = Session::restore(&snap)
+                    .unwrap_or_else(|e| panic!("a fresh snapshot does not restore: {e:?}"));
+                assert_eq!(restored.snapshot(), snap, "snapshot did not round-trip");
+                s = restored;
+            }
+            _ => {
+                no_canary("failures", &format!("{:?}", s.failures()));
+                let _ = (s.patterns(), s.ledger(), s.stats());
+            }
+        }
+    }
+    for name in TEMPLATES {
+        render_checked(&s, name, None);
+    }
+}
+
+/// Restores arbitrary text as a snapshot: either an error, or a session that
+/// works and snapshots to a text that restores to itself.
+pub fn restore(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(mut s) = Session::restore(&text) else {
+        return;
+    };
+    let snap = s.snapshot();
+    let again = Session::restore(&snap).expect("a restored session's snapshot restores");
+    assert_eq!(again.snapshot(), snap);
+    for name in TEMPLATES {
+        render_checked(&s, name, None);
+    }
+    s.observe(&ToolOutcome {
+        tool: "bash".into(),
+        args: r#"{"command":"cargo build"}"#.into(),
+        output: "error[E0308]: mismatched types".into(),
+        exit_code: Some(101),
+        is_error: None,
+    });
+    s.turn();
+    s.compacted();
+    let _ = (s.stats(), s.failures(), s.ledger(), s.patterns());
+    for name in TEMPLATES {
+        render_checked(&s, name, None);
+    }
+}
+
+/// A host template from the input (the first line is the budget and the
+/// session script seed; the rest is template source), compiled at create and
+/// rendered against a session with failures.
+pub fn render_template(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (head, source) = text.split_once('\n').unwrap_or(("", &text));
+    let mut b = Bytes::new(head.as_bytes());
+    let name = if b.byte() % 2 == 0 {
+        "recovery"
+    } else {
+        "host"
+    };
+    let config = Config {
+        templates: Some(vec![TemplateSource {
+            name: name.into(),
+            source: source.to_string(),
+        }]),
+        always_show_failures: Some(true),
+        ..Config::default()
+    };
+    let mut s = match Session::new(config) {
+        Ok(s) => s,
+        Err(failmem::Error::InvalidTemplate(_) | failmem::Error::InvalidConfig(_)) => return,
+        Err(e) => panic!("create: {e:?}"),
+    };
+    for i in 0..3 {
+        s.observe(&ToolOutcome {
+            tool: "edit".into(),
+            args: format!(r#"{{"file_path":"src/{i}.rs","old_string":"x {CANARY}"}}"#),
+            output: format!("Error: old_string not found in file {CANARY}"),
+            exit_code: None,
+            is_error: Some(true),
+        });
+    }
+    s.compacted();
+    let budget = match b.byte() % 3 {
+        0 => None,
+        1 => Some(50),
+        _ => Some(100_000),
+    };
+    render_checked(&s, name, budget);
+}
+
+/// A trace line as the hosts read it (`host-examples/rust/src/trace.rs`):
+/// JSON to a [`ToolOutcome`], then observed. The core has no trace parser, so
+/// this mirrors the hosts' conversion with `serde_json`.
+pub fn trace_outcome(line: &str) -> Option<ToolOutcome> {
+    let serde_json::Value::Object(map) = serde_json::from_str(line).ok()? else {
+        return None;
+    };
+    let string = |key: &str| match map.get(key) {
+        None => Some(String::new()),
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
+    };
+    let args = match map.get("args") {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => serde_json::to_string(v).ok()?,
+    };
+    let exit_code = match map.get("exit_code") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(i32::try_from(v.as_i64()?).ok()?),
+    };
+    let is_error = match map.get("is_error") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(v.as_bool()?),
+    };
+    Some(ToolOutcome {
+        tool: string("tool")?,
+        args,
+        output: string("output")?,
+        exit_code,
+        is_error,
+    })
+}
+
+/// Every line of the input parsed as a trace line and observed by one session.
+pub fn trace_line(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut s = Session::new(Config::default()).expect("the default config is valid");
+    for line in text.lines() {
+        match trace_outcome(line) {
+            Some(o) => {
+                s.observe(&o);
+            }
+            None if line.contains(r#""type":"turn""#) => {
+                s.turn();
+            }
+            None => {}
+        }
+    }
+    let snap = s.snapshot();
+    let again = Session::restore(&snap).expect("snapshot restores");
+    assert_eq!(again.snapshot(), snap);
+}
