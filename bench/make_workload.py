@@ -52,7 +52,7 @@ def make(steps, seed):
     lines = [
         {
             "type": "meta",
-            "description": f"failmem benchmark workload: {steps} tool outcomes drawn "
+            "description": f"failmem benchmark workload: {steps} draws (plus bursts of repeats) of tool outcomes "
             f"from tests/corpus and tests/traces with seed {seed} "
             "(bench/make_workload.py); the driver renders every template at each compaction.",
         }

@@ -410,7 +410,8 @@ impl Session {
     /// verdicts into an [`Attempt`](crate::memory::Attempt) for the project
     /// memory. The approaches are the distinct failing calls (tool and
     /// target); the failure reason is `reason`, else the latest unresolved
-    /// failure; the error output lists the unresolved failures.
+    /// failure; the error output lists the unresolved failures; the lesson
+    /// is left empty for the host to state.
     pub fn to_attempt(
         &self,
         task_id: &str,
@@ -448,15 +449,6 @@ impl Session {
             .map(|r| format!("[{}] {}: {}", r.category, r.tool, r.description))
             .collect::<Vec<_>>()
             .join("\n");
-        let lesson = self
-            .state
-            .detector
-            .patterns
-            .iter()
-            .max_by_key(|p| (p.confidence, std::cmp::Reverse(p.kind)))
-            .filter(|_| status == crate::memory::AttemptStatus::Failed)
-            .map(|p| p.suggestion.clone())
-            .unwrap_or_default();
         crate::memory::Attempt {
             task_id: task_id.to_string(),
             summary: summary.to_string(),
@@ -468,7 +460,9 @@ impl Session {
             at: now,
             categories: records.iter().map(|r| r.category).collect(),
             fingerprints: records.iter().map(|r| r.fingerprint.clone()).collect(),
-            lesson,
+            // The host or the agent states a lesson; a learned one is built
+            // from the approach and the failure reason.
+            lesson: String::new(),
         }
         .normalized()
     }

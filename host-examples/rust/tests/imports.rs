@@ -14,11 +14,17 @@ use wasmtime::component::Linker;
 fn the_component_imports_nothing() {
     let failmem = Failmem::load_default().expect("run `cargo xtask build` first");
     let imports = failmem.import_names();
-    assert_eq!(imports, Vec::<String>::new(), "the component imports {imports:?}");
+    assert_eq!(
+        imports,
+        Vec::<String>::new(),
+        "the component imports {imports:?}"
+    );
     // And it still exports its interfaces (so the check above is on the real thing).
     let exports = failmem.export_names();
     assert!(
-        exports.iter().any(|e| e.starts_with("failmem:core/tracker@")),
+        exports
+            .iter()
+            .any(|e| e.starts_with("failmem:core/tracker@")),
         "{exports:?}"
     );
 }
@@ -45,7 +51,13 @@ fn the_host_source_grants_no_wasi() {
     for entry in std::fs::read_dir(&src).expect("src/") {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        for needle in ["add_to_linker", "wasmtime_wasi", "WasiCtx", "func_wrap", "linker.root()"] {
+        for needle in [
+            "add_to_linker",
+            "wasmtime_wasi",
+            "WasiCtx",
+            "func_wrap",
+            "linker.root()",
+        ] {
             assert!(
                 !text.contains(needle),
                 "{} uses {needle}: the host must grant nothing",

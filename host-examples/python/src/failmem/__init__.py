@@ -33,7 +33,7 @@ from .errors import (
     UnknownTemplateError,
     UnsupportedVersionError,
 )
-from .session import Session, classify, rules
+from .session import ResilientSession, Session, Trapped, classify, rules
 from .types import (
     Action,
     Category,
@@ -63,6 +63,8 @@ __all__ = [
     "component_path",
     "default_engine",
     "Session",
+    "ResilientSession",
+    "Trapped",
     "classify",
     "rules",
     "FailmemError",

@@ -18,7 +18,7 @@ from .types import (
     ToolOutcome,
 )
 
-__all__ = ["Session", "classify", "rules"]
+__all__ = ["Session", "ResilientSession", "Trapped", "classify", "rules"]
 
 ConfigLike = Union[Config, Mapping[str, Any], None]
 
@@ -196,3 +196,124 @@ class Session:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return f"<failmem.Session {state}>"
+
+
+class ResilientSession:
+    """A session that survives the component trapping (trap recovery).
+
+    A trap (a bug in the guest, or a limit the host set) leaves a wasmtime
+    instance unusable. A resilient session keeps the last good snapshot,
+    taken after every ``snapshot_every`` state-changing calls (``observe``,
+    ``turn``, ``compacted``, ``resolve``; default 1, after every one). When a
+    call traps it makes a fresh engine with ``engine_factory`` (a new
+    instance of the component by default), restores the last good snapshot
+    there and re-raises the trap as :class:`Trapped`; the session goes on
+    from there. At most ``snapshot_every - 1`` calls are lost.
+
+    Args:
+        config: As for :meth:`Session.create`.
+        snapshot_every: Calls between snapshots; at least 1.
+        engine_factory: Makes a fresh engine; ``Engine()`` by default.
+    """
+
+    def __init__(
+        self,
+        config: ConfigLike = None,
+        *,
+        snapshot_every: int = 1,
+        engine_factory: Optional[Any] = None,
+    ) -> None:
+        self._factory = engine_factory or Engine
+        self._every = max(1, int(snapshot_every))
+        self._session = Session.create(config, engine=self._factory())
+        self._last_good = self._session.snapshot()
+        self._since = 0
+        self.recoveries = 0
+
+    @property
+    def last_good_snapshot(self) -> str:
+        """The snapshot the session returns to after a trap."""
+        return self._last_good
+
+    def checkpoint(self) -> None:
+        """Takes the last good snapshot now."""
+        self._last_good = self._guard("snapshot", False, lambda s: s.snapshot())
+        self._since = 0
+
+    def _recover(self) -> None:
+        engine = self._factory()
+        self._session = Session.restore(self._last_good, engine=engine)
+        self._since = 0
+        self.recoveries += 1
+
+    def _guard(self, name: str, mutates: bool, fn: Any) -> Any:
+        import wasmtime
+
+        try:
+            result = fn(self._session)
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as trap:
+            lost = self._since
+            self._recover()
+            raise Trapped(name, lost, trap) from trap
+        if mutates:
+            self._since += 1
+            if self._since >= self._every:
+                self.checkpoint()
+        return result
+
+    def observe(self, outcome: Optional[ToolOutcome] = None, /, **fields: Any) -> StepReport:
+        """See :meth:`Session.observe`."""
+        return self._guard("observe", True, lambda s: s.observe(outcome, **fields))
+
+    def turn(self) -> int:
+        """See :meth:`Session.turn`."""
+        return self._guard("turn", True, lambda s: s.turn())
+
+    def compacted(self) -> int:
+        """See :meth:`Session.compacted`."""
+        return self._guard("compacted", True, lambda s: s.compacted())
+
+    def resolve(self, failure_id: int) -> None:
+        """See :meth:`Session.resolve`."""
+        self._guard("resolve", True, lambda s: s.resolve(failure_id))
+
+    def failures(self) -> List[FailureRecord]:
+        """See :meth:`Session.failures`."""
+        return self._guard("failures", False, lambda s: s.failures())
+
+    def patterns(self) -> List[Pattern]:
+        """See :meth:`Session.patterns`."""
+        return self._guard("patterns", False, lambda s: s.patterns())
+
+    def ledger(self) -> Ledger:
+        """See :meth:`Session.ledger`."""
+        return self._guard("ledger", False, lambda s: s.ledger())
+
+    def stats(self) -> Stats:
+        """See :meth:`Session.stats`."""
+        return self._guard("stats", False, lambda s: s.stats())
+
+    def render(self, template: str, token_budget: Optional[int] = None) -> str:
+        """See :meth:`Session.render`."""
+        return self._guard("render", False, lambda s: s.render(template, token_budget))
+
+    def snapshot(self) -> str:
+        """See :meth:`Session.snapshot`."""
+        return self._guard("snapshot", False, lambda s: s.snapshot())
+
+
+class Trapped(RuntimeError):
+    """A call trapped; the session was restored from its last good snapshot.
+
+    Attributes:
+        call: The call that trapped.
+        lost_calls: State-changing calls undone (at most ``snapshot_every - 1``).
+    """
+
+    def __init__(self, call: str, lost_calls: int, trap: BaseException) -> None:
+        super().__init__(
+            f"session.{call} trapped ({trap}); restored from the last good snapshot, "
+            f"{lost_calls} call(s) back"
+        )
+        self.call = call
+        self.lost_calls = lost_calls
