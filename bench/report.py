@@ -7,6 +7,7 @@ prints the object as the last line.
 """
 
 import json
+import os
 import platform
 import re
 import sys
@@ -114,7 +115,7 @@ def table(f, passes, scale):
         for t in ("recent-failures", "recovery", "nudge", "failure-context", "compaction-ledger"):
             cells = [f.get(f"{host}_render_{t}_at_{n}_ns") for n in (10, 100, 1000, 10000)]
             rows.append(f"| {host} `{t}` | " + " | ".join("" if c is None else f"{c / 1000:.0f} µs" for c in cells) + " |")
-    rows += ["", "| target | result |", "|---|---|"]
+    rows += ["", f"Load average (1 min) at the end of the run: {f.get('load_avg_1m', 0):.2f} on {os.cpu_count()} CPUs.", "", "| target | result |", "|---|---|"]
     for k, v in passes.items():
         rows.append(f"| {k[5:]} | {'PASS' if v else 'FAIL'} |")
     return "\n".join(rows)
@@ -126,6 +127,7 @@ def main():
     passes = judge(f, scale)
     f.update(passes)
     f["machine"] = f"{platform.machine()} {platform.system()} {platform.release()}"
+    f["load_avg_1m"] = os.getloadavg()[0]
     text = md.read_text(encoding="utf-8") if md.exists() else ""
     block = "<!-- bench:start -->\n" + table(f, passes, scale) + "\n<!-- bench:end -->"
     if "<!-- bench:start -->" in text:

@@ -173,7 +173,7 @@ pub const TEMPLATES: &[&str] = &[
 pub const CANARY: &str = "sk-ant-api03-FuzzCanary0123456789abcdefXYZ";
 
 fn outcome(b: &mut Bytes<'_>) -> ToolOutcome {
-    let tool = if b.byte() % 8 == 0 {
+    let tool = if b.byte().is_multiple_of(8) {
         b.raw(200)
     } else {
         (*b.pick(TOOLS)).to_string()
@@ -217,8 +217,8 @@ fn config(b: &mut Bytes<'_>) -> Config {
         streak_threshold: small(b),
         loop_nudge_threshold: small(b),
         loop_stop_threshold: small(b),
-        exempt_tools: (b.byte() % 4 == 0).then(|| vec!["Read".to_string()]),
-        available_tools: (b.byte() % 4 == 0)
+        exempt_tools: (b.byte().is_multiple_of(4)).then(|| vec!["Read".to_string()]),
+        available_tools: (b.byte().is_multiple_of(4))
             .then(|| vec!["bash".to_string(), "edit".to_string(), "read_file".into()]),
         rules: None,
         templates: Some(vec![TemplateSource {
@@ -226,9 +226,9 @@ fn config(b: &mut Bytes<'_>) -> Config {
             source: "{% for f in failures %}{{ f.tool }} {{ f.description|clip(20) }} {{ f.args }}\n{% endfor %}{{ last }}"
                 .into(),
         }]),
-        token_budget: (b.byte() % 2 == 0).then(|| 50 + u32::from(b.byte()) * 4),
-        always_show_failures: Some(b.byte() % 2 == 0),
-        max_output_bytes: (b.byte() % 2 == 0).then(|| 1024 + u32::from(b.byte()) * 64),
+        token_budget: (b.byte().is_multiple_of(2)).then(|| 50 + u32::from(b.byte()) * 4),
+        always_show_failures: Some(b.byte().is_multiple_of(2)),
+        max_output_bytes: (b.byte().is_multiple_of(2)).then(|| 1024 + u32::from(b.byte()) * 64),
     }
 }
 
@@ -388,7 +388,7 @@ pub fn render_template(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (head, source) = text.split_once('\n').unwrap_or(("", &text));
     let mut b = Bytes::new(head.as_bytes());
-    let name = if b.byte() % 2 == 0 {
+    let name = if b.byte().is_multiple_of(2) {
         "recovery"
     } else {
         "host"

@@ -311,7 +311,7 @@ fn every_bad_config_is_refused_with_its_field_named() {
         let mut snap: Value =
             serde_json::from_str(&Session::new(Config::default()).unwrap().snapshot()).unwrap();
         snap["config"] = serde_json::to_value(&bad.config).unwrap();
-        if let Ok(_) = Session::restore(&snap.to_string()) {
+        if Session::restore(&snap.to_string()).is_ok() {
             wrong.push(format!("{}: accepted inside a snapshot", bad.what));
         }
     }

@@ -11,8 +11,11 @@ mod harness;
 
 use std::path::Path;
 
+/// A harness function: panics when a promise is broken.
+type Harness = fn(&[u8]);
+
 /// The targets and the harness function each one runs.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+const TARGETS: &[(&str, Harness)] = &[
     ("classify", harness::classify),
     ("session_ops", harness::session_ops),
     ("restore", harness::restore),
@@ -58,14 +61,4 @@ fn every_corpus_and_regression_input_passes_the_harness() {
         failed.len()
     );
     eprintln!("{ran} fuzz inputs passed");
-}
-
-#[test]
-fn the_harness_catches_a_leak() {
-    // The harness must be able to fail: a session that echoes the planted
-    // secret would trip it.
-    let leaked = std::panic::catch_unwind(|| {
-        assert!(!format!("x {}", harness::CANARY).contains(harness::CANARY));
-    });
-    assert!(leaked.is_err());
 }

@@ -48,6 +48,23 @@ export const RECORDS = Object.freeze({
       'token-budget:option:value always-show-failures:option:value max-output-bytes:option:value',
   ),
   'render-options': fields('token-budget:option:value'),
+  // The project memory (memory.wit). u64 times arrive from jco as BigInt.
+  attempt: fields(
+    'task-id summary approaches:list:value failure-reason error-output files-touched:list:value ' +
+      'status at categories:list:value fingerprints:list:value lesson',
+  ),
+  learning: fields(
+    'key category:option:value pattern lesson confidence evidence contradictions first-seen last-seen manual',
+  ),
+  task: fields('id summary paths:list:value mentions:list:value categories:list:value'),
+  'scored-attempt': fields('score attempt:attempt'),
+  'scored-learning': fields('score learning:learning'),
+  related: fields('attempts:list:scored-attempt learnings:list:scored-learning'),
+  'brief-options': fields(
+    'threshold:option:value max-attempts:option:value token-budget:option:value ' +
+      'half-life-ms:option:value template:option:value',
+  ),
+  'prune-report': fields('attempts-removed learnings-removed learnings-consolidated'),
 });
 
 function fields(spec) {

@@ -142,7 +142,7 @@ fn bound_output(raw: &str, max: usize) -> String {
 impl Observation {
     /// Prepares an outcome, keeping at most `max_output_bytes` of its output.
     pub fn new(outcome: &ToolOutcome, max_output_bytes: usize) -> Observation {
-        let tool = cut_bytes(outcome.tool.trim(), limits::MAX_TOOL_NAME_BYTES).to_string();
+        let tool = cut_bytes(&redact(outcome.tool.trim()), limits::MAX_TOOL_NAME_BYTES).to_string();
         let family = tools::family(&tool);
         let args = Args::parse(&redact(&outcome.args));
         let command = if family == Family::Shell {

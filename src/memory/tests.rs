@@ -48,7 +48,7 @@ impl Gen {
                 "it broke",
                 self.next() % 10 * HOUR,
             );
-            if self.next() % 3 == 0 {
+            if self.next().is_multiple_of(3) {
                 a.status = AttemptStatus::Succeeded;
             }
             s.add_attempt(&a).unwrap();

@@ -265,6 +265,6 @@ mod tests {
         assert_eq!(parse_age("90s").unwrap(), 90_000);
         assert!(parse_age("7y").is_err());
         assert_eq!(format_time(0), "1970-01-01 00:00");
-        assert_eq!(format_time(1_795_000_000_000), "2026-11-18 07:06");
+        assert_eq!(format_time(1_795_000_000_000), "2026-11-18 11:06");
     }
 }
