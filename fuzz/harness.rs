@@ -477,3 +477,57 @@ pub fn trace_line(data: &[u8]) {
     let again = Session::restore(&snap).expect("snapshot restores");
     assert_eq!(again.snapshot(), snap);
 }
+
+/// Two project-memory exports from the input (split at the first NUL, or in
+/// half): each is imported (an error is fine); the stores that import must
+/// merge commutatively and idempotently, round-trip through export, and
+/// answer every query without panicking.
+pub fn memory(data: &[u8]) {
+    use failmem::memory::{BriefOptions, Store, TaskQuery};
+    let split = data.iter().position(|b| *b == 0).unwrap_or(data.len() / 2);
+    let (a, b) = (&data[..split], &data[(split + 1).min(data.len())..]);
+    let stores: Vec<Store> = [a, b]
+        .iter()
+        .filter_map(|part| Store::import(&String::from_utf8_lossy(part)).ok())
+        .collect();
+    for s in &stores {
+        let back = Store::import(&s.export(false, None)).expect("an export imports");
+        assert_eq!(&back, s, "export and import round-trip");
+        let mut twice = s.clone();
+        twice.merge(s);
+        assert_eq!(&twice, s, "merge is idempotent");
+        let _ = s.export(true, Some("/home/dev/project"));
+    }
+    if let [x, y] = stores.as_slice() {
+        let mut xy = x.clone();
+        xy.merge(y);
+        let mut yx = y.clone();
+        yx.merge(x);
+        assert_eq!(xy, yx, "merge is commutative");
+    }
+    for mut s in stores {
+        for a in s
+            .attempts()
+            .into_iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+        {
+            let q = TaskQuery {
+                id: a.task_id.clone(),
+                summary: a.summary.clone(),
+                paths: a.files_touched.clone(),
+                mentions: a.approaches.clone(),
+                categories: a.categories.clone(),
+            };
+            let brief = s
+                .brief(&q, a.at, &BriefOptions::default())
+                .expect("default options are valid");
+            assert!(failmem::text::estimate_tokens(&brief) <= 500);
+            let _ = s.related(&q, a.at, 0, 1);
+        }
+        let _ = s.learnings(u64::MAX, 1);
+        let _ = s.prune(u64::MAX / 2, 1, 1);
+        let _ = s.clear(Some("x"), Some(1), u64::MAX);
+    }
+}

@@ -16,7 +16,7 @@ set -euo pipefail
 seconds="${1:-60}"
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
-targets=(classify session_ops restore render_template trace_line)
+targets=(classify session_ops restore render_template trace_line memory)
 cargo fuzz build -O -s none
 for t in "${targets[@]}"; do
   echo "== $t: ${seconds}s"

@@ -19,6 +19,7 @@ const TARGETS: &[(&str, Harness)] = &[
     ("classify", harness::classify),
     ("session_ops", harness::session_ops),
     ("restore", harness::restore),
+    ("memory", harness::memory),
     ("render_template", harness::render_template),
     ("trace_line", harness::trace_line),
 ];

@@ -304,3 +304,92 @@ fn json_escapes_in_args_do_not_hide_a_secret() {
         );
     }
 }
+
+#[test]
+fn no_secret_leaks_from_the_project_memory() {
+    use failmem::memory::{Attempt, AttemptStatus, BriefOptions, Store, TaskQuery};
+    let contexts: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir().join("contexts.json")).expect("contexts.json"),
+    )
+    .expect("contexts.json is JSON");
+    let mut leaks = Vec::new();
+    for secret in secrets() {
+        let mut store = Store::new();
+        // An attempt built by a session that saw the secret in a tool call.
+        for context in contexts.iter().take(4) {
+            let mut session = failmem::Session::new(failmem::Config::default()).unwrap();
+            session.observe(&outcome(context, &secret.text));
+            let a = session.to_attempt(
+                "task",
+                &format!("deploy {}", secret.text),
+                AttemptStatus::Failed,
+                None,
+                1,
+            );
+            store.add_attempt(&a).unwrap();
+        }
+        // An attempt and a lesson the host wrote with the secret in every field.
+        let raw = Attempt {
+            task_id: "task".into(),
+            summary: format!("summary {}", secret.text),
+            approaches: vec![format!("ran {}", secret.text)],
+            failure_reason: format!("reason {}", secret.text),
+            error_output: format!("Error: {}", secret.text),
+            files_touched: vec![format!("/home/dev/{}", secret.text)],
+            status: AttemptStatus::Failed,
+            at: 2,
+            categories: vec![],
+            fingerprints: vec![],
+            lesson: format!("lesson {}", secret.text),
+        };
+        store.add_attempt(&raw).unwrap();
+        store.add_attempt(&Attempt { at: 3, ..raw }).unwrap();
+        store
+            .learn(&format!("never paste {}", secret.text), None, 3)
+            .unwrap();
+        let query = TaskQuery {
+            id: "task".into(),
+            summary: "deploy".into(),
+            ..TaskQuery::default()
+        };
+        let outputs = [
+            ("export", store.export(false, None)),
+            ("sanitized export", store.export(true, Some("/home/dev"))),
+            (
+                "brief",
+                store
+                    .brief(
+                        &query,
+                        4,
+                        &BriefOptions {
+                            token_budget: Some(100_000),
+                            ..BriefOptions::default()
+                        },
+                    )
+                    .unwrap(),
+            ),
+            (
+                "learnings",
+                serde_json::to_string(&store.learnings(4, 1 << 40)).unwrap(),
+            ),
+        ];
+        for (place, text) in outputs {
+            if let Some(part) = secret
+                .parts
+                .iter()
+                .find(|p| p.len() >= 8 && text.contains(p.as_str()))
+            {
+                leaks.push(format!(
+                    "{} leaked through the memory {place}: {part}",
+                    secret.kind
+                ));
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}

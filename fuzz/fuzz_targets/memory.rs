@@ -1,0 +1,7 @@
+//! Fuzz target `memory`: see `harness::memory`.
+#![no_main]
+
+#[path = "../harness.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::memory(data));
