@@ -24,6 +24,23 @@ pub enum Error {
     Other(String),
 }
 
+impl Error {
+    /// The WIT case name of the error, in kebab-case: `invalid-config`, ….
+    pub fn case(&self) -> &'static str {
+        match self {
+            Error::InvalidConfig(_) => "invalid-config",
+            Error::InvalidSnapshot(_) => "invalid-snapshot",
+            Error::UnsupportedVersion(_) => "unsupported-version",
+            Error::UnknownTemplate(_) => "unknown-template",
+            Error::InvalidTemplate(_) => "invalid-template",
+            Error::RenderFailed(_) => "render-failed",
+            Error::UnknownFailure(_) => "unknown-failure",
+            Error::TooLarge(_) => "too-large",
+            Error::Other(_) => "other",
+        }
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

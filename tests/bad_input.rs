@@ -12,21 +12,6 @@ use failmem::classify::HostRule;
 use failmem::{Category, Config, Error, Session, TemplateSource, ToolOutcome};
 use serde_json::Value;
 
-/// The WIT case name of an error.
-fn case(e: &Error) -> &'static str {
-    match e {
-        Error::InvalidConfig(_) => "invalid-config",
-        Error::InvalidSnapshot(_) => "invalid-snapshot",
-        Error::UnsupportedVersion(_) => "unsupported-version",
-        Error::UnknownTemplate(_) => "unknown-template",
-        Error::InvalidTemplate(_) => "invalid-template",
-        Error::RenderFailed(_) => "render-failed",
-        Error::UnknownFailure(_) => "unknown-failure",
-        Error::TooLarge(_) => "too-large",
-        Error::Other(_) => "other",
-    }
-}
-
 /// A session with failures, a resolved one, a turn, a compaction and a
 /// ledger: every part of the state is non-trivial.
 fn busy_session() -> Session {
@@ -296,13 +281,13 @@ fn every_bad_config_is_refused_with_its_field_named() {
             Ok(_) => wrong.push(format!("{}: accepted", bad.what)),
             Err(e) => {
                 let msg = e.to_string();
-                if case(&e) != bad.case || !msg.contains(bad.names) {
+                if e.case() != bad.case || !msg.contains(bad.names) {
                     wrong.push(format!(
                         "{}: expected {} naming {:?}, got {} ({msg})",
                         bad.what,
                         bad.case,
                         bad.names,
-                        case(&e)
+                        e.case()
                     ));
                 }
             }
@@ -337,7 +322,7 @@ fn bad_calls_on_a_session_change_nothing() {
         &"x".repeat(10_000),
     ] {
         let e = s.render(name, None).expect_err(name);
-        assert_eq!(case(&e), "unknown-template", "{name:?}: {e}");
+        assert_eq!(e.case(), "unknown-template", "{name:?}: {e}");
         assert!(
             e.to_string().contains("recovery"),
             "the message lists the names: {e}"
@@ -354,7 +339,7 @@ fn bad_calls_on_a_session_change_nothing() {
     ] {
         for budget in [0, 1, 49, 100_001, u32::MAX] {
             let e = s.render(name, Some(budget)).expect_err(name);
-            assert_eq!(case(&e), "invalid-config", "{name} {budget}: {e}");
+            assert_eq!(e.case(), "invalid-config", "{name} {budget}: {e}");
             assert!(e.to_string().contains("token-budget"), "{e}");
             checked += 1;
         }
@@ -493,7 +478,7 @@ fn every_bad_snapshot_is_refused_and_changes_nothing() {
     for (what, text, cases) in &table {
         match Session::restore(text) {
             Ok(_) => wrong.push(format!("{what}: accepted")),
-            Err(e) if !cases.contains(&case(&e)) => {
+            Err(e) if !cases.contains(&e.case()) => {
                 wrong.push(format!("{what}: expected {cases:?}, got {e}"))
             }
             Err(_) => {}
@@ -520,7 +505,7 @@ fn every_bad_snapshot_is_refused_and_changes_nothing() {
     let mut big = snapshot.clone();
     big.push_str(&" ".repeat(16 * 1024 * 1024 + 1 - big.len()));
     match Session::restore(&big) {
-        Err(e) => assert_eq!(case(&e), "too-large", "{e}"),
+        Err(e) => assert_eq!(e.case(), "too-large", "{e}"),
         Ok(_) => wrong.push("a snapshot over 16 MiB: accepted".into()),
     }
     // Exactly 16 MiB (whitespace padding) is still read.

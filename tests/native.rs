@@ -70,20 +70,6 @@ fn vector_files() -> Vec<PathBuf> {
     files
 }
 
-fn error_case(e: &Error) -> &'static str {
-    match e {
-        Error::InvalidConfig(_) => "invalid-config",
-        Error::InvalidSnapshot(_) => "invalid-snapshot",
-        Error::UnsupportedVersion(_) => "unsupported-version",
-        Error::UnknownTemplate(_) => "unknown-template",
-        Error::InvalidTemplate(_) => "invalid-template",
-        Error::RenderFailed(_) => "render-failed",
-        Error::UnknownFailure(_) => "unknown-failure",
-        Error::TooLarge(_) => "too-large",
-        Error::Other(_) => "other",
-    }
-}
-
 fn error_json(e: &Error) -> Value {
     let payload = match e {
         Error::UnknownFailure(id) => json!(id),
@@ -96,7 +82,7 @@ fn error_json(e: &Error) -> Value {
         | Error::TooLarge(m)
         | Error::Other(m) => json!(m),
     };
-    json!({ "error": error_case(e), "payload": payload })
+    json!({ "error": e.case(), "payload": payload })
 }
 
 fn outcome(v: &Value) -> ToolOutcome {
@@ -244,7 +230,7 @@ fn conformance_vectors_pass_natively() {
             let config: Config = serde_json::from_value(case.config.clone().unwrap_or(json!({})))
                 .unwrap_or_else(|e| panic!("{name}: config: {e}"));
             let mut session = match (Session::new(config), &case.expect_create_error) {
-                (Err(e), Some(want)) if error_case(&e) == want => continue,
+                (Err(e), Some(want)) if e.case() == want => continue,
                 (Err(e), _) => {
                     failures.push(format!("{name}: create failed: {e}"));
                     continue;
@@ -260,7 +246,7 @@ fn conformance_vectors_pass_natively() {
                 let before = session.snapshot();
                 match (run_step(&mut session, step), &step.expect_error) {
                     (Err(e), Some(want)) => {
-                        if error_case(&e) != want {
+                        if e.case() != want {
                             failures.push(format!(
                                 "{at}: expected error {want}, got {}",
                                 error_json(&e)

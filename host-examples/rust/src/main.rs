@@ -56,7 +56,7 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
         #[command(subcommand)]
-        action: MemoryAction,
+        action: memory_cli::Action,
     },
     /// Classify tool lines read from stdin (trace `tool` lines; `type` may
     /// be left out) and print one canonical-JSON classification per line.
@@ -72,48 +72,6 @@ enum Command {
         /// Print the rule table as canonical JSON.
         #[arg(long)]
         json: bool,
-    },
-}
-
-#[derive(Subcommand, Debug)]
-enum MemoryAction {
-    /// List the attempts, oldest first.
-    List,
-    /// Show one task's attempts and its retry brief.
-    Show {
-        /// The task id.
-        id: String,
-    },
-    /// List the learnings in effect now, most confident first.
-    Learnings,
-    /// Add a lesson at full confidence.
-    Learn {
-        /// The lesson.
-        lesson: String,
-        /// Its category, e.g. missing-dependency.
-        #[arg(long)]
-        category: Option<String>,
-    },
-    /// Remove attempts of a task and/or older than an age; with neither, everything.
-    Clear {
-        /// Only this task.
-        #[arg(long)]
-        task: Option<String>,
-        /// Only entries older than this: 90s, 30m, 24h, 7d, 2w.
-        #[arg(long, value_name = "AGE")]
-        older_than: Option<String>,
-    },
-    /// Print the store as versioned JSON.
-    Export {
-        /// Redact again and generalize absolute paths (relative to the
-        /// current directory when under it).
-        #[arg(long)]
-        sanitized: bool,
-    },
-    /// Merge an export into the store.
-    Import {
-        /// The export file.
-        file: PathBuf,
     },
 }
 
@@ -171,7 +129,7 @@ fn run(cli: Cli) -> Result<()> {
             &Failmem::load(&path)?,
             &Storage::new(memory),
             json,
-            action_of(action),
+            action,
             &mut out,
         )?,
         Command::Classify => cmd_classify(&path, &mut out)?,
@@ -179,18 +137,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Rules { json } => cmd_rules(&path, json, &mut out)?,
     }
     out.flush().context("writing to stdout")
-}
-
-fn action_of(a: MemoryAction) -> memory_cli::Action {
-    match a {
-        MemoryAction::List => memory_cli::Action::List,
-        MemoryAction::Show { id } => memory_cli::Action::Show { id },
-        MemoryAction::Learnings => memory_cli::Action::Learnings,
-        MemoryAction::Learn { lesson, category } => memory_cli::Action::Learn { lesson, category },
-        MemoryAction::Clear { task, older_than } => memory_cli::Action::Clear { task, older_than },
-        MemoryAction::Export { sanitized } => memory_cli::Action::Export { sanitized },
-        MemoryAction::Import { file } => memory_cli::Action::Import { file },
-    }
 }
 
 fn cmd_replay(

@@ -8,38 +8,43 @@ use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// One `failmem memory` command.
-#[derive(Debug, Clone)]
+/// One `failmem memory` command (also the CLI's subcommands).
+#[derive(Debug, Clone, clap::Subcommand)]
 pub enum Action {
-    /// List the attempts.
+    /// List the attempts, oldest first.
     List,
     /// Show one task's attempts and its retry brief.
     Show {
         /// The task id.
         id: String,
     },
-    /// List the learnings in effect.
+    /// List the learnings in effect now, most confident first.
     Learnings,
-    /// Add a lesson.
+    /// Add a lesson at full confidence.
     Learn {
         /// The lesson.
         lesson: String,
-        /// Its category name.
+        /// Its category, e.g. missing-dependency.
+        #[arg(long)]
         category: Option<String>,
     },
-    /// Remove entries.
+    /// Remove attempts of a task and/or older than an age; with neither, everything.
     Clear {
         /// Only this task.
+        #[arg(long)]
         task: Option<String>,
-        /// Only entries older than this age.
+        /// Only entries older than this: 90s, 30m, 24h, 7d, 2w.
+        #[arg(long, value_name = "AGE")]
         older_than: Option<String>,
     },
-    /// Print the store as JSON.
+    /// Print the store as versioned JSON.
     Export {
-        /// Redact and generalize paths.
+        /// Redact again and generalize absolute paths (relative to the
+        /// current directory when under it).
+        #[arg(long)]
         sanitized: bool,
     },
-    /// Merge an export file into the store.
+    /// Merge an export into the store.
     Import {
         /// The export file.
         file: PathBuf,
