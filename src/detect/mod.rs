@@ -96,50 +96,29 @@ impl Detector {
                     verdict: Verdict::intervene(Action::Stop, reason, false, &[category], n),
                 });
             }
-            match self.streak.failure(category, s.streak_threshold) {
-                Some(StreakTrip::Nudge(kinds)) => {
-                    let reason = format!(
-                        "{} failures in a row ({})",
-                        s.streak_threshold,
-                        names(&kinds)
-                    );
-                    events.push(Event::plain(
-                        EventKind::StreakTripped,
-                        format!("nudge: {reason}"),
-                    ));
-                    candidates.push(Candidate {
-                        rank: 6,
-                        verdict: Verdict::intervene(
-                            Action::Nudge,
-                            reason,
-                            true,
-                            &kinds,
-                            s.streak_threshold,
-                        ),
-                    });
-                }
-                Some(StreakTrip::Stop(kinds)) => {
-                    let reason = format!(
-                        "{} more failures in a row after a nudge ({})",
-                        s.streak_threshold,
-                        names(&kinds)
-                    );
-                    events.push(Event::plain(
-                        EventKind::StreakTripped,
-                        format!("stop: {reason}"),
-                    ));
-                    candidates.push(Candidate {
-                        rank: 4,
-                        verdict: Verdict::intervene(
-                            Action::Stop,
-                            reason,
-                            true,
-                            &kinds,
-                            s.streak_threshold,
-                        ),
-                    });
-                }
-                None => {}
+            if let Some(trip) = self.streak.failure(category, s.streak_threshold) {
+                let n = s.streak_threshold;
+                let (action, rank, kinds, reason) = match trip {
+                    StreakTrip::Nudge(kinds) => {
+                        let reason = format!("{n} failures in a row ({})", names(&kinds));
+                        (Action::Nudge, 6, kinds, reason)
+                    }
+                    StreakTrip::Stop(kinds) => {
+                        let reason = format!(
+                            "{n} more failures in a row after a nudge ({})",
+                            names(&kinds)
+                        );
+                        (Action::Stop, 4, kinds, reason)
+                    }
+                };
+                events.push(Event::plain(
+                    EventKind::StreakTripped,
+                    format!("{}: {reason}", action.name()),
+                ));
+                candidates.push(Candidate {
+                    rank,
+                    verdict: Verdict::intervene(action, reason, true, &kinds, n),
+                });
             }
             self.recent.push(RecentFailure {
                 tool: facts.tool.to_string(),

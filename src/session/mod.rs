@@ -159,16 +159,6 @@ pub struct Session {
     state: State,
 }
 
-/// FNV-1a over a call's tool and canonical args: the loop detector's key.
-fn call_key(tool: &str, canonical_args: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in tool.bytes().chain([0x1f]).chain(canonical_args.bytes()) {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
 impl Session {
     /// Creates a session, validating every config field, rule and template.
     pub fn new(config: Config) -> Result<Session, Error> {
@@ -294,7 +284,7 @@ impl Session {
 
         let exempt = self.settings.exempt_tools.iter().any(|t| t == &obs.tool);
         let facts = StepFacts {
-            call_key: (!exempt).then(|| call_key(&obs.tool, &canonical)),
+            call_key: (!exempt).then(|| crate::classify::fnv1a(&[&obs.tool, &canonical])),
             category: classification.category,
             counted: classification.tracked,
             success,
