@@ -48,7 +48,8 @@ export const RECORDS = Object.freeze({
       'token-budget:option:value always-show-failures:option:value max-output-bytes:option:value',
   ),
   'render-options': fields('token-budget:option:value'),
-  // The project memory (memory.wit). u64 times arrive from jco as BigInt.
+  // The project memory (memory.wit). u64 times are Numbers from the wrapper
+  // (BigInts from raw jco; both are accepted).
   attempt: fields(
     'task-id summary approaches:list:value failure-reason error-output files-touched:list:value ' +
       'status at categories:list:value fingerprints:list:value lesson',
@@ -99,7 +100,12 @@ export function toCanonical(value, kind) {
   }
   if (kind === 'value') {
     if (value === undefined) throw new TypeError('a required field is missing');
-    if (typeof value === 'bigint') return Number(value);
+    if (typeof value === 'bigint') {
+      // A raw jco u64; the wrapper gives Numbers already. Refuse, rather
+      // than round, a value a JSON number cannot hold exactly.
+      if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new TypeError(`${value} is above Number.MAX_SAFE_INTEGER`);
+      return Number(value);
+    }
     return value;
   }
   const record = RECORDS[kind];
@@ -200,8 +206,11 @@ export function fromCanonical(value, kind, where = kind) {
       throw new TypeError(`${where} has an unknown field "${key}"; the fields are: ${[...known].join(', ')}`);
     }
   }
+  // An absent field is left out, for the wrapper's defaults (or jco's
+  // error) to apply.
   const out = {};
   for (const [kebab, camelName, fieldKind] of record) {
+    if (value[kebab] === undefined) continue;
     const converted = fromCanonical(value[kebab], fieldKind, `${where}.${kebab}`);
     if (converted !== undefined) out[camelName] = converted;
   }

@@ -5,11 +5,17 @@
 //   using session = Session.create({ breakerThreshold: 5 });
 //   const report = session.observe({ tool: 'bash', args: { command: 'make' },
 //                                    output: 'make: *** [all] Error 2', exitCode: 2 });
+//   const memory = new MemoryStore();            // the project memory
+//   memory.addAttempt(session.toAttempt('build', 'Fix the build', 'failed', Date.now()));
 
 import * as bindings from './generated/failmem.js';
-import { wrap, createResilientSession as createResilient } from './wrap.mjs';
+import {
+  wrap,
+  createResilientMemoryStore as createResilientMemory,
+  createResilientSession as createResilient,
+} from './wrap.mjs';
 
-export { FailmemError, ERROR_CASES, symbolDispose, isTrap } from './wrap.mjs';
+export { FailmemError, ERROR_CASES, symbolDispose, isTrap, toU64, fromU64 } from './wrap.mjs';
 
 const api = wrap(bindings);
 
@@ -19,6 +25,8 @@ export const classify = api.classify;
 export const rules = api.rules;
 /** One agent session's failure memory. */
 export const Session = api.Session;
+/** One project's memory of attempts and learnings: `new MemoryStore()`. */
+export const MemoryStore = api.MemoryStore;
 
 let instances = 0;
 
@@ -39,4 +47,14 @@ export async function loadInstance() {
  */
 export function createResilientSession(config = {}, options = {}) {
   return createResilient(loadInstance, config, options);
+}
+
+/**
+ * A project memory that recovers from traps (see
+ * `createResilientMemoryStore` in wrap.mjs):
+ * `await createResilientMemoryStore({ json: savedExport })`.
+ * @param {{json?: string, snapshotEvery?: number}} [options]
+ */
+export function createResilientMemoryStore(options = {}) {
+  return createResilientMemory(loadInstance, options);
 }

@@ -14,7 +14,96 @@
  * @typedef {import('./generated/interfaces/failmem-core-tracker.js').Ledger} Ledger
  * @typedef {import('./generated/interfaces/failmem-core-tracker.js').Stats} Stats
  * @typedef {import('./generated/interfaces/failmem-core-tracker.js').Session} RawSession
+ * @typedef {import('./generated/interfaces/failmem-core-memory.js').Store} RawStore
+ * @typedef {import('./generated/interfaces/failmem-core-memory.js').AttemptStatus} AttemptStatus
+ * @typedef {import('./generated/interfaces/failmem-core-memory.js').PruneReport} PruneReport
+ * @typedef {import('./generated/interfaces/failmem-core-types.js').Category} Category
  * @typedef {typeof import('./generated/failmem.js')} Bindings
+ */
+
+/**
+ * A u64 as the wrapper takes it: a non-negative integer Number up to
+ * `Number.MAX_SAFE_INTEGER`, or a BigInt up to 2^64 - 1.
+ * @typedef {number | bigint} U64
+ */
+
+/**
+ * One attempt at a task (WIT `memory.attempt`) as the wrapper returns it:
+ * jco's Attempt with `at` a plain Number (ms since the epoch).
+ * @typedef {object} Attempt
+ * @property {string} taskId
+ * @property {string} summary
+ * @property {string[]} approaches
+ * @property {string} failureReason
+ * @property {string} errorOutput
+ * @property {string[]} filesTouched
+ * @property {AttemptStatus} status
+ * @property {number} at
+ * @property {Category[]} categories
+ * @property {string[]} fingerprints
+ * @property {string} lesson
+ */
+
+/**
+ * An attempt as the wrapper accepts it: `status` and `at` are required;
+ * absent (or null) strings are `''` and lists `[]`.
+ * @typedef {object} AttemptInput
+ * @property {string} [taskId]
+ * @property {string} [summary]
+ * @property {string[]} [approaches]
+ * @property {string} [failureReason]
+ * @property {string} [errorOutput]
+ * @property {string[]} [filesTouched]
+ * @property {AttemptStatus} status
+ * @property {U64} at
+ * @property {Category[]} [categories]
+ * @property {string[]} [fingerprints]
+ * @property {string} [lesson]
+ */
+
+/**
+ * A lesson (WIT `memory.learning`), with `firstSeen` and `lastSeen` plain
+ * Numbers (ms since the epoch) and `category` undefined when none.
+ * @typedef {object} Learning
+ * @property {string} key
+ * @property {Category} [category]
+ * @property {string} pattern
+ * @property {string} lesson
+ * @property {number} confidence thousandths, 0 to 1000
+ * @property {number} evidence
+ * @property {number} contradictions
+ * @property {number} firstSeen
+ * @property {number} lastSeen
+ * @property {boolean} manual
+ */
+
+/**
+ * A task to find related memory for (WIT `memory.task`); absent (or null)
+ * strings are `''` and lists `[]`.
+ * @typedef {object} TaskInput
+ * @property {string} [id]
+ * @property {string} [summary]
+ * @property {string[]} [paths]
+ * @property {string[]} [mentions]
+ * @property {Category[]} [categories]
+ */
+
+/**
+ * Options of `related` and `brief` (WIT `memory.brief-options`); absent or
+ * null fields take the engine's defaults.
+ * @typedef {object} BriefOptions
+ * @property {number | null} [threshold] thousandths, default 700
+ * @property {number | null} [maxAttempts] default 3
+ * @property {number | null} [tokenBudget] default 500
+ * @property {U64 | null} [halfLifeMs] default 7 days
+ * @property {string | null} [template] replaces `previous-attempts`
+ */
+
+/**
+ * What is related to a task, best first (WIT `memory.related`).
+ * @typedef {object} Related
+ * @property {{score: number, attempt: Attempt}[]} attempts
+ * @property {{score: number, learning: Learning}[]} learnings
  */
 
 /**
@@ -95,12 +184,133 @@ export function toOutcome(outcome) {
 /** `Symbol.dispose` where the runtime has it (Node 20+, recent browsers), else jco's fallback. */
 export const symbolDispose = Symbol.dispose || Symbol.for('dispose');
 
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * A u64 argument as jco takes it (a BigInt). Accepts a non-negative integer
+ * Number up to `Number.MAX_SAFE_INTEGER` or a BigInt up to 2^64 - 1. A
+ * larger Number may already have lost precision, so it is refused rather
+ * than rounded: pass a BigInt. Throws a TypeError naming `name` (jco's own
+ * conversion would wrap -1 to 2^64 - 1 silently).
+ * @param {string} name the argument, for the message
+ * @param {U64} value
+ * @returns {bigint}
+ */
+export function toU64(name, value) {
+  if (typeof value === 'bigint') {
+    if (value < 0n || value > U64_MAX) throw new TypeError(`${name} is ${value}; a u64 must be from 0 to 2^64 - 1`);
+    return value;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${name} must be an integer (a Number or a BigInt), not ${typeof value === 'number' ? value : typeof value}`);
+  }
+  if (value < 0) throw new TypeError(`${name} is ${value}; a u64 must not be negative`);
+  if (!Number.isSafeInteger(value)) {
+    throw new TypeError(`${name} is ${value}, above Number.MAX_SAFE_INTEGER: it may have lost precision; pass a BigInt`);
+  }
+  return BigInt(value);
+}
+
+/** An optional u64 argument: undefined or null is none. */
+function toOptU64(name, value) {
+  return value === undefined || value === null ? undefined : toU64(name, value);
+}
+
+/**
+ * A u64 result (a BigInt from jco) as a plain Number. Every u64 failmem
+ * returns is a time in ms since the epoch, far below 2^53; a larger value
+ * would not be exact as a Number, so it throws a TypeError instead of
+ * rounding.
+ * @param {string} name the field, for the message
+ * @param {bigint | number} value
+ * @returns {number}
+ */
+export function fromU64(name, value) {
+  if (typeof value === 'number') return value;
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new TypeError(`${name} is ${value}, above Number.MAX_SAFE_INTEGER: it cannot be a Number without losing precision`);
+  }
+  return Number(value);
+}
+
+/**
+ * @param {AttemptInput} attempt
+ * @returns {import('./generated/interfaces/failmem-core-memory.js').Attempt}
+ */
+export function toAttemptRecord(attempt) {
+  const a = attempt ?? {};
+  if (a.status === undefined || a.status === null) {
+    throw new TypeError('attempt.status is required: "failed" or "succeeded"');
+  }
+  return {
+    taskId: a.taskId ?? '',
+    summary: a.summary ?? '',
+    approaches: a.approaches ?? [],
+    failureReason: a.failureReason ?? '',
+    errorOutput: a.errorOutput ?? '',
+    filesTouched: a.filesTouched ?? [],
+    status: a.status,
+    at: toU64('attempt.at', a.at),
+    categories: a.categories ?? [],
+    fingerprints: a.fingerprints ?? [],
+    lesson: a.lesson ?? '',
+  };
+}
+
+/**
+ * @param {TaskInput} task
+ * @returns {import('./generated/interfaces/failmem-core-memory.js').Task}
+ */
+export function toTask(task) {
+  const t = task ?? {};
+  return {
+    id: t.id ?? '',
+    summary: t.summary ?? '',
+    paths: t.paths ?? [],
+    mentions: t.mentions ?? [],
+    categories: t.categories ?? [],
+  };
+}
+
+/**
+ * @param {BriefOptions} options
+ * @returns {import('./generated/interfaces/failmem-core-memory.js').BriefOptions}
+ */
+export function toBriefOptions(options) {
+  const { threshold, maxAttempts, tokenBudget, halfLifeMs, template } = options ?? {};
+  return {
+    threshold: threshold ?? undefined,
+    maxAttempts: maxAttempts ?? undefined,
+    tokenBudget: tokenBudget ?? undefined,
+    halfLifeMs: toOptU64('halfLifeMs', halfLifeMs),
+    template: template ?? undefined,
+  };
+}
+
+/** @returns {Attempt} */
+function attemptOut(raw) {
+  return { ...raw, at: fromU64('attempt.at', raw.at) };
+}
+
+/** @returns {Learning} */
+function learningOut(raw) {
+  return { ...raw, firstSeen: fromU64('learning.firstSeen', raw.firstSeen), lastSeen: fromU64('learning.lastSeen', raw.lastSeen) };
+}
+
+/** @returns {Related} */
+function relatedOut(raw) {
+  return {
+    attempts: raw.attempts.map(({ score, attempt }) => ({ score, attempt: attemptOut(attempt) })),
+    learnings: raw.learnings.map(({ score, learning }) => ({ score, learning: learningOut(learning) })),
+  };
+}
+
 /**
  * Binds the API to one instance of the transpiled component.
  * @param {Bindings} bindings the module generated by `jco transpile`
  */
 export function wrap(bindings) {
-  const { classifier, tracker } = bindings;
+  const { classifier, tracker, memory } = bindings;
 
   /**
    * Classifies one tool outcome with the built-in rules. Never throws for
@@ -223,6 +433,21 @@ export function wrap(bindings) {
       return this.#raw.snapshot();
     }
 
+    /**
+     * Closes a task: the session's tracked failures and ledger as an attempt
+     * for the project memory (lesson empty). The failure reason is `reason`,
+     * else the latest unresolved failure. The session is not changed.
+     * @param {string} taskId
+     * @param {string} summary
+     * @param {AttemptStatus} status `failed` or `succeeded`
+     * @param {U64} now ms since the epoch
+     * @param {{reason?: string | null}} [options]
+     * @returns {Attempt}
+     */
+    toAttempt(taskId, summary, status, now, { reason } = {}) {
+      return attemptOut(this.#raw.toAttempt(taskId, summary, status, reason ?? undefined, toU64('now', now)));
+    }
+
     /** Whether dispose() was called. */
     get disposed() {
       return this.#inner === undefined;
@@ -240,7 +465,187 @@ export function wrap(bindings) {
     }
   }
 
-  return { classify, rules, Session, FailmemError };
+  /**
+   * One project's failure memory (the WIT `memory.store` resource): attempts
+   * at tasks, the learnings they support, and the retry brief. `new
+   * MemoryStore()` is an empty store; `MemoryStore.importJson(text)` loads
+   * `exportJson()` output. Free it with `dispose()`.
+   *
+   * Times (`now`, `at`, time-to-live arguments) are ms since the epoch: pass
+   * Numbers (or BigInts); results give Numbers.
+   */
+  class MemoryStore {
+    /** @type {RawStore | undefined} */
+    #inner;
+
+    /** @param {RawStore} [inner] a jco Store; omit it for an empty store */
+    constructor(inner) {
+      if (inner === undefined) {
+        inner = new memory.Store();
+      } else if (!(inner instanceof memory.Store)) {
+        throw new TypeError('use new MemoryStore() or MemoryStore.importJson(json)');
+      }
+      this.#inner = inner;
+    }
+
+    /** @returns {RawStore} */
+    get #raw() {
+      if (!this.#inner) throw new TypeError('this failmem MemoryStore was disposed');
+      return this.#inner;
+    }
+
+    /**
+     * Reads `exportJson()` output. Throws FailmemError (`invalid-snapshot`,
+     * `unsupported-version`, `too-large`).
+     * @param {string} json
+     */
+    static importJson(json) {
+      return new MemoryStore(call(() => memory.Store.importJson(json)));
+    }
+
+    /**
+     * The store as versioned JSON, for `importJson` and for storage. A
+     * sanitized export is redacted again and generalizes absolute paths
+     * (relative to `projectRoot` when under it).
+     * @param {{sanitized?: boolean, projectRoot?: string | null}} [options]
+     * @returns {string}
+     */
+    exportJson({ sanitized = false, projectRoot } = {}) {
+      return this.#raw.exportJson(sanitized, projectRoot ?? undefined);
+    }
+
+    /**
+     * Adds an attempt (redacted and bounded); returns its id, a hash of its
+     * content. Throws FailmemError(`invalid-config`) for an empty task id.
+     * @param {AttemptInput} attempt
+     * @returns {string}
+     */
+    addAttempt(attempt) {
+      const input = toAttemptRecord(attempt);
+      return call(() => this.#raw.addAttempt(input));
+    }
+
+    /**
+     * Adds a manual learning at full confidence. Throws
+     * FailmemError(`invalid-config`) for an empty lesson.
+     * @param {string} lesson
+     * @param {U64} now
+     * @param {{category?: Category | null}} [options]
+     * @returns {Learning}
+     */
+    learn(lesson, now, { category } = {}) {
+      const at = toU64('now', now);
+      return learningOut(call(() => this.#raw.learn(lesson, category ?? undefined, at)));
+    }
+
+    /** Every attempt, oldest first. @returns {Attempt[]} */
+    attempts() {
+      return this.#raw.attempts().map(attemptOut);
+    }
+
+    /**
+     * Every learning in effect at `now`, most confident first.
+     * @param {U64} now
+     * @param {{halfLifeMs?: U64 | null}} [options]
+     * @returns {Learning[]}
+     */
+    learnings(now, { halfLifeMs } = {}) {
+      return this.#raw.learnings(toU64('now', now), toOptU64('halfLifeMs', halfLifeMs)).map(learningOut);
+    }
+
+    /**
+     * What is related to `task` at `now`, best first. Throws
+     * FailmemError(`invalid-config`) for an option out of range.
+     * @param {TaskInput} task
+     * @param {U64} now
+     * @param {BriefOptions} [options]
+     * @returns {Related}
+     */
+    related(task, now, options = {}) {
+      const args = [toTask(task), toU64('now', now), toBriefOptions(options)];
+      return relatedOut(call(() => this.#raw.related(...args)));
+    }
+
+    /**
+     * The retry brief for `task` within the token budget; `''` when there is
+     * nothing to say. Throws FailmemError (`invalid-config`,
+     * `invalid-template`, `render-failed`).
+     * @param {TaskInput} task
+     * @param {U64} now
+     * @param {BriefOptions} [options]
+     * @returns {string}
+     */
+    brief(task, now, options = {}) {
+      const args = [toTask(task), toU64('now', now), toBriefOptions(options)];
+      return call(() => this.#raw.brief(...args));
+    }
+
+    /**
+     * Drops attempts older than `attemptTtlMs` (default 24 hours) and
+     * learnings unseen for `learningTtlMs` (default 30 days), keeping the
+     * lessons of dropped attempts first.
+     * @param {U64} now
+     * @param {{attemptTtlMs?: U64 | null, learningTtlMs?: U64 | null}} [options]
+     * @returns {PruneReport}
+     */
+    prune(now, { attemptTtlMs, learningTtlMs } = {}) {
+      return this.#raw.prune(
+        toU64('now', now),
+        toOptU64('attemptTtlMs', attemptTtlMs),
+        toOptU64('learningTtlMs', learningTtlMs),
+      );
+    }
+
+    /**
+     * Merges `other` into this store (commutative, associative, idempotent).
+     * `other` may belong to another instance of the component (another
+     * `wrap`, a resilient store): then its `exportJson()` is merged.
+     * @param {{exportJson: Function}} other a MemoryStore
+     */
+    merge(other) {
+      if (other !== null && typeof other === 'object' && #inner in other) {
+        this.#raw.merge(other.#raw);
+        return;
+      }
+      if (!other || typeof other.exportJson !== 'function') throw new TypeError('merge takes a MemoryStore');
+      const copy = call(() => memory.Store.importJson(other.exportJson()));
+      try {
+        this.#raw.merge(copy);
+      } finally {
+        copy[symbolDispose]();
+      }
+    }
+
+    /**
+     * Removes the attempts of `taskId` if given and those older than
+     * `olderThanMs` if given; with neither, removes everything. Returns how
+     * many entries were removed.
+     * @param {U64} now
+     * @param {{taskId?: string | null, olderThanMs?: U64 | null}} [options]
+     * @returns {number}
+     */
+    clear(now, { taskId, olderThanMs } = {}) {
+      return this.#raw.clear(taskId ?? undefined, toOptU64('olderThanMs', olderThanMs), toU64('now', now));
+    }
+
+    /** Whether dispose() was called. */
+    get disposed() {
+      return this.#inner === undefined;
+    }
+
+    /** Frees the component-side store now. Safe to call twice. */
+    dispose() {
+      const inner = this.#inner;
+      this.#inner = undefined;
+      if (inner) inner[symbolDispose]();
+    }
+
+    [symbolDispose]() {
+      this.dispose();
+    }
+  }
+
+  return { classify, rules, Session, MemoryStore, FailmemError };
 }
 
 /**
@@ -250,6 +655,109 @@ export function wrap(bindings) {
  */
 export function isTrap(err) {
   return !(err instanceof FailmemError) && !(err instanceof TypeError);
+}
+
+/** The guarded call of a resilient wrapper (module-private). */
+const GUARD = Symbol('guard');
+
+/**
+ * What trap recovery shares between sessions and memory stores: the last
+ * good state (a snapshot, or a store's export), taken after every `every`
+ * state-changing calls, and a spare instance to move to when a call traps.
+ */
+class Recoverable {
+  #load;
+  #api;
+  /** @type {ReturnType<typeof wrap> | null} */
+  #spare;
+  /** @type {Promise<void> | null} */
+  #loading = null;
+  #inner;
+  #lastGood;
+  #since = 0;
+  #every;
+  #save;
+  #reopen;
+  /** How many traps were recovered. */
+  recoveries = 0;
+
+  /**
+   * @param {() => Promise<ReturnType<typeof wrap>>} load
+   * @param {ReturnType<typeof wrap>} api the instance `inner` lives in
+   * @param {ReturnType<typeof wrap>} spare
+   * @param {any} inner the wrapped Session or MemoryStore
+   * @param {number} every
+   * @param {(inner: any) => string} save its state as text
+   * @param {(api: ReturnType<typeof wrap>, text: string) => any} reopen
+   */
+  constructor(load, api, spare, inner, every, save, reopen) {
+    this.#load = load;
+    this.#api = api;
+    this.#spare = spare;
+    this.#inner = inner;
+    this.#every = every;
+    this.#save = save;
+    this.#reopen = reopen;
+    this.#lastGood = save(inner);
+  }
+
+  /** The state (snapshot or export) the wrapper returns to after a trap. */
+  get lastGoodSnapshot() {
+    return this.#lastGood;
+  }
+
+  /** Resolves when a spare instance is loaded. */
+  async ready() {
+    if (this.#loading) await this.#loading;
+  }
+
+  [GUARD](mutates, fn) {
+    let result;
+    try {
+      result = fn(this.#inner);
+    } catch (err) {
+      if (!isTrap(err)) throw err;
+      const lostCalls = this.#since;
+      const recovered = this.#recover();
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { trap: true, recovered, lostCalls });
+    }
+    if (mutates && ++this.#since >= this.#every) this.checkpoint();
+    return result;
+  }
+
+  /** Takes the last good state now. */
+  checkpoint() {
+    this.#lastGood = this.#save(this.#inner);
+    this.#since = 0;
+  }
+
+  #recover() {
+    const spare = this.#spare;
+    if (!spare) return false;
+    this.#spare = null;
+    this.#api = spare;
+    this.#inner = this.#reopen(spare, this.#lastGood);
+    this.#since = 0;
+    this.recoveries += 1;
+    this.#loading = this.#load().then((api) => {
+      this.#spare = api;
+      this.#loading = null;
+    });
+    return true;
+  }
+
+  /** Frees the component-side resource. */
+  dispose() {
+    try {
+      this.#inner.dispose();
+    } catch {
+      // A trapped instance cannot drop its handles; it is garbage now.
+    }
+  }
+
+  [symbolDispose]() {
+    this.dispose();
+  }
 }
 
 /**
@@ -273,95 +781,57 @@ export async function createResilientSession(load, config = {}, { snapshotEvery 
   return new ResilientSession(load, api, spare, api.Session.create(config), Math.max(1, snapshotEvery));
 }
 
-class ResilientSession {
-  #load;
-  #api;
-  /** @type {ReturnType<typeof wrap> | null} */
-  #spare;
-  /** @type {Promise<void> | null} */
-  #loading = null;
-  #session;
-  #lastGood;
-  #since = 0;
-  #every;
-  /** How many traps were recovered. */
-  recoveries = 0;
-
+class ResilientSession extends Recoverable {
   constructor(load, api, spare, session, every) {
-    this.#load = load;
-    this.#api = api;
-    this.#spare = spare;
-    this.#session = session;
-    this.#every = every;
-    this.#lastGood = session.snapshot();
+    super(load, api, spare, session, every, (s) => s.snapshot(), (a, text) => a.Session.restore(text));
   }
 
-  /** The snapshot the session returns to after a trap. */
-  get lastGoodSnapshot() {
-    return this.#lastGood;
+  observe(outcome) { return this[GUARD](true, (s) => s.observe(outcome)); }
+  turn() { return this[GUARD](true, (s) => s.turn()); }
+  compacted() { return this[GUARD](true, (s) => s.compacted()); }
+  resolve(id) { return this[GUARD](true, (s) => s.resolve(id)); }
+  failures() { return this[GUARD](false, (s) => s.failures()); }
+  patterns() { return this[GUARD](false, (s) => s.patterns()); }
+  ledger() { return this[GUARD](false, (s) => s.ledger()); }
+  stats() { return this[GUARD](false, (s) => s.stats()); }
+  render(template, options) { return this[GUARD](false, (s) => s.render(template, options)); }
+  snapshot() { return this[GUARD](false, (s) => s.snapshot()); }
+  toAttempt(taskId, summary, status, now, options) {
+    return this[GUARD](false, (s) => s.toAttempt(taskId, summary, status, now, options));
+  }
+}
+
+/**
+ * Trap recovery for a project memory, as `createResilientSession` does for a
+ * session: the last good state is the store's `exportJson()`, taken after
+ * every `snapshotEvery` state-changing calls (`addAttempt`, `learn`,
+ * `prune`, `merge`, `clear`; default 1). After a trap the store is imported
+ * again in the spare instance and the trap rethrown with `recovered` and
+ * `lostCalls`. `merge` takes a store of any instance.
+ *
+ * @param {() => Promise<ReturnType<typeof wrap>>} load
+ * @param {{json?: string, snapshotEvery?: number}} [options] `json`: an
+ *   export to start from (else the store starts empty)
+ */
+export async function createResilientMemoryStore(load, { json, snapshotEvery = 1 } = {}) {
+  const [api, spare] = await Promise.all([load(), load()]);
+  const store = json === undefined ? new api.MemoryStore() : api.MemoryStore.importJson(json);
+  return new ResilientMemoryStore(load, api, spare, store, Math.max(1, snapshotEvery));
+}
+
+class ResilientMemoryStore extends Recoverable {
+  constructor(load, api, spare, store, every) {
+    super(load, api, spare, store, every, (s) => s.exportJson(), (a, text) => a.MemoryStore.importJson(text));
   }
 
-  /** Resolves when a spare instance is loaded. */
-  async ready() {
-    if (this.#loading) await this.#loading;
-  }
-
-  #guard(mutates, fn) {
-    let result;
-    try {
-      result = fn(this.#session);
-    } catch (err) {
-      if (!isTrap(err)) throw err;
-      const lostCalls = this.#since;
-      const recovered = this.#recover();
-      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { trap: true, recovered, lostCalls });
-    }
-    if (mutates && ++this.#since >= this.#every) this.checkpoint();
-    return result;
-  }
-
-  /** Takes the last good snapshot now. */
-  checkpoint() {
-    this.#lastGood = this.#session.snapshot();
-    this.#since = 0;
-  }
-
-  #recover() {
-    const spare = this.#spare;
-    if (!spare) return false;
-    this.#spare = null;
-    this.#api = spare;
-    this.#session = spare.Session.restore(this.#lastGood);
-    this.#since = 0;
-    this.recoveries += 1;
-    this.#loading = this.#load().then((api) => {
-      this.#spare = api;
-      this.#loading = null;
-    });
-    return true;
-  }
-
-  observe(outcome) { return this.#guard(true, (s) => s.observe(outcome)); }
-  turn() { return this.#guard(true, (s) => s.turn()); }
-  compacted() { return this.#guard(true, (s) => s.compacted()); }
-  resolve(id) { return this.#guard(true, (s) => s.resolve(id)); }
-  failures() { return this.#guard(false, (s) => s.failures()); }
-  patterns() { return this.#guard(false, (s) => s.patterns()); }
-  ledger() { return this.#guard(false, (s) => s.ledger()); }
-  stats() { return this.#guard(false, (s) => s.stats()); }
-  render(template, options) { return this.#guard(false, (s) => s.render(template, options)); }
-  snapshot() { return this.#guard(false, (s) => s.snapshot()); }
-
-  /** Frees the component-side session. */
-  dispose() {
-    try {
-      this.#session.dispose();
-    } catch {
-      // A trapped instance cannot drop its handles; it is garbage now.
-    }
-  }
-
-  [symbolDispose]() {
-    this.dispose();
-  }
+  exportJson(options) { return this[GUARD](false, (s) => s.exportJson(options)); }
+  addAttempt(attempt) { return this[GUARD](true, (s) => s.addAttempt(attempt)); }
+  learn(lesson, now, options) { return this[GUARD](true, (s) => s.learn(lesson, now, options)); }
+  attempts() { return this[GUARD](false, (s) => s.attempts()); }
+  learnings(now, options) { return this[GUARD](false, (s) => s.learnings(now, options)); }
+  related(task, now, options) { return this[GUARD](false, (s) => s.related(task, now, options)); }
+  brief(task, now, options) { return this[GUARD](false, (s) => s.brief(task, now, options)); }
+  prune(now, options) { return this[GUARD](true, (s) => s.prune(now, options)); }
+  merge(other) { return this[GUARD](true, (s) => s.merge(other)); }
+  clear(now, options) { return this[GUARD](true, (s) => s.clear(now, options)); }
 }

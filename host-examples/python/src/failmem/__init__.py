@@ -12,6 +12,11 @@ show the model::
                            output="E   AssertionError", exit_code=1)
         if report.classification.is_failure:
             recovery = s.render("recovery")
+        attempt = s.to_attempt("fix-tests", "Fix the tests", "failed", now_ms)
+
+    with failmem.MemoryStore() as memory:        # the project memory
+        memory.add_attempt(attempt)
+        brief = memory.brief(failmem.Task(id="fix-tests"), now_ms)
 
 The component is loaded from ``$FAILMEM_COMPONENT`` or
 ``<repo>/target/component/failmem.wasm`` (built by ``cargo xtask build``).
@@ -33,9 +38,13 @@ from .errors import (
     UnknownTemplateError,
     UnsupportedVersionError,
 )
+from .memory import MemoryStore, ResilientMemoryStore
 from .session import ResilientSession, Session, Trapped, classify, rules
 from .types import (
     Action,
+    Attempt,
+    AttemptStatus,
+    BriefOptions,
     Category,
     CategoryCount,
     Classification,
@@ -44,13 +53,19 @@ from .types import (
     EventKind,
     FailureRecord,
     HostRule,
+    Learning,
     Ledger,
     Pattern,
     PatternKind,
+    PruneReport,
+    Related,
     RenderOptions,
     RuleInfo,
+    ScoredAttempt,
+    ScoredLearning,
     Stats,
     StepReport,
+    Task,
     TemplateSource,
     ToolOutcome,
     Verdict,
@@ -64,6 +79,8 @@ __all__ = [
     "default_engine",
     "Session",
     "ResilientSession",
+    "MemoryStore",
+    "ResilientMemoryStore",
     "Trapped",
     "classify",
     "rules",
@@ -79,6 +96,9 @@ __all__ = [
     "OtherError",
     "ComponentNotFoundError",
     "Action",
+    "Attempt",
+    "AttemptStatus",
+    "BriefOptions",
     "Category",
     "CategoryCount",
     "Classification",
@@ -87,13 +107,19 @@ __all__ = [
     "EventKind",
     "FailureRecord",
     "HostRule",
+    "Learning",
     "Ledger",
     "Pattern",
     "PatternKind",
+    "PruneReport",
+    "Related",
     "RenderOptions",
     "RuleInfo",
+    "ScoredAttempt",
+    "ScoredLearning",
     "Stats",
     "StepReport",
+    "Task",
     "TemplateSource",
     "ToolOutcome",
     "Verdict",

@@ -35,6 +35,9 @@ import wasmtime.component as wc
 from .errors import ComponentNotFoundError, error_from_case
 from .types import (
     Action,
+    Attempt,
+    AttemptStatus,
+    BriefOptions,
     Category,
     CategoryCount,
     Classification,
@@ -43,12 +46,18 @@ from .types import (
     EventKind,
     FailureRecord,
     HostRule,
+    Learning,
     Ledger,
     Pattern,
     PatternKind,
+    PruneReport,
+    Related,
     RuleInfo,
+    ScoredAttempt,
+    ScoredLearning,
     Stats,
     StepReport,
+    Task,
     TemplateSource,
     ToolOutcome,
     Verdict,
@@ -58,6 +67,7 @@ __all__ = ["Engine", "default_engine", "component_path"]
 
 _CLASSIFIER = "failmem:core/classifier@0.1.0"
 _TRACKER = "failmem:core/tracker@0.1.0"
+_MEMORY = "failmem:core/memory@0.1.0"
 
 _TRACKER_FUNCS = (
     "[static]session.create",
@@ -72,6 +82,22 @@ _TRACKER_FUNCS = (
     "[method]session.stats",
     "[method]session.render",
     "[method]session.snapshot",
+    "[method]session.to-attempt",
+)
+
+_MEMORY_FUNCS = (
+    "[constructor]store",
+    "[static]store.import-json",
+    "[method]store.export-json",
+    "[method]store.add-attempt",
+    "[method]store.learn",
+    "[method]store.attempts",
+    "[method]store.learnings",
+    "[method]store.related",
+    "[method]store.brief",
+    "[method]store.prune",
+    "[method]store.merge",
+    "[method]store.clear",
 )
 
 
@@ -127,6 +153,19 @@ def _opt_u32(name: str, value: Any) -> Optional[int]:
     return None if value is None else _u32(name, value)
 
 
+def _u64(name: str, value: Any) -> int:
+    """A ``u64``: times in ms since the epoch (Python ints are exact)."""
+    return _check_int(name, value, 0, 2**64 - 1)
+
+
+def _opt_u64(name: str, value: Any) -> Optional[int]:
+    return None if value is None else _u64(name, value)
+
+
+def _opt_str(name: str, value: Any) -> Optional[str]:
+    return None if value is None else _str(name, value)
+
+
 def _str(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, not {type(value).__name__}")
@@ -146,9 +185,15 @@ def _str_list(name: str, value: Any) -> List[str]:
 
 
 def _enum_value(name: str, value: Any) -> str:
-    if isinstance(value, Category):
+    if isinstance(value, (Category, AttemptStatus)):
         return value.value
     return _str(name, value)
+
+
+def _enum_list(name: str, value: Any) -> List[str]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of categories")
+    return [_enum_value(f"{name}[{i}]", v) for i, v in enumerate(value)]
 
 
 def _record(**fields: Any) -> SimpleNamespace:
@@ -227,6 +272,46 @@ def lower_config(config: Config) -> SimpleNamespace:
         token_budget=_opt_u32("token_budget", c.token_budget),
         always_show_failures=_opt_bool("always_show_failures", c.always_show_failures),
         max_output_bytes=_opt_u32("max_output_bytes", c.max_output_bytes),
+    )
+
+
+def lower_attempt(a: Attempt) -> SimpleNamespace:
+    """An :class:`Attempt` as a WIT ``attempt`` record argument."""
+    return _record(
+        task_id=_str("task_id", a.task_id),
+        summary=_str("summary", a.summary),
+        approaches=_str_list("approaches", a.approaches),
+        failure_reason=_str("failure_reason", a.failure_reason),
+        error_output=_str("error_output", a.error_output),
+        files_touched=_str_list("files_touched", a.files_touched),
+        status=_enum_value("status", a.status),
+        at=_u64("at", a.at),
+        categories=_enum_list("categories", a.categories),
+        fingerprints=_str_list("fingerprints", a.fingerprints),
+        lesson=_str("lesson", a.lesson),
+    )
+
+
+def lower_task(t: Task) -> SimpleNamespace:
+    """A :class:`Task` as a WIT ``task`` record argument."""
+    return _record(
+        id=_str("task.id", t.id),
+        summary=_str("task.summary", t.summary),
+        paths=_str_list("task.paths", t.paths),
+        mentions=_str_list("task.mentions", t.mentions),
+        categories=_enum_list("task.categories", t.categories),
+    )
+
+
+def lower_brief_options(o: BriefOptions) -> SimpleNamespace:
+    """:class:`BriefOptions` as a WIT ``brief-options`` record argument."""
+    threshold = None if o.threshold is None else _check_int("threshold", o.threshold, 0, 0xFFFF)
+    return _record(
+        threshold=threshold,
+        max_attempts=_opt_u32("max_attempts", o.max_attempts),
+        token_budget=_opt_u32("token_budget", o.token_budget),
+        half_life_ms=_opt_u64("half_life_ms", o.half_life_ms),
+        template=_opt_str("template", o.template),
     )
 
 
@@ -332,6 +417,55 @@ def lift_rule_info(r: Any) -> RuleInfo:
     )
 
 
+def lift_attempt(r: Any) -> Attempt:
+    return Attempt(
+        task_id=_g(r, "task-id"),
+        summary=_g(r, "summary"),
+        approaches=list(_g(r, "approaches")),
+        failure_reason=_g(r, "failure-reason"),
+        error_output=_g(r, "error-output"),
+        files_touched=list(_g(r, "files-touched")),
+        status=AttemptStatus(_g(r, "status")),
+        at=_g(r, "at"),
+        categories=[Category(c) for c in _g(r, "categories")],
+        fingerprints=list(_g(r, "fingerprints")),
+        lesson=_g(r, "lesson"),
+    )
+
+
+def lift_learning(r: Any) -> Learning:
+    cat = _g(r, "category")
+    return Learning(
+        key=_g(r, "key"),
+        category=None if cat is None else Category(cat),
+        pattern=_g(r, "pattern"),
+        lesson=_g(r, "lesson"),
+        confidence=_g(r, "confidence"),
+        evidence=_g(r, "evidence"),
+        contradictions=_g(r, "contradictions"),
+        first_seen=_g(r, "first-seen"),
+        last_seen=_g(r, "last-seen"),
+        manual=_g(r, "manual"),
+    )
+
+
+def lift_related(r: Any) -> Related:
+    return Related(
+        attempts=[ScoredAttempt(score=_g(s, "score"), attempt=lift_attempt(_g(s, "attempt"))) for s in _g(r, "attempts")],
+        learnings=[
+            ScoredLearning(score=_g(s, "score"), learning=lift_learning(_g(s, "learning"))) for s in _g(r, "learnings")
+        ],
+    )
+
+
+def lift_prune_report(r: Any) -> PruneReport:
+    return PruneReport(
+        attempts_removed=_g(r, "attempts-removed"),
+        learnings_removed=_g(r, "learnings-removed"),
+        learnings_consolidated=_g(r, "learnings-consolidated"),
+    )
+
+
 def unwrap_result(value: Any) -> Any:
     """The ok value of a lifted ``result<T, error>``, or raise its error.
 
@@ -371,7 +505,11 @@ class Engine:
         self._store = wasmtime.Store(self._engine)
         self._instance = wc.Linker(self._engine).instantiate(self._store, self._component)
         self._funcs: Dict[str, wc.Func] = {}
-        for iface, names in ((_CLASSIFIER, ("classify", "rules")), (_TRACKER, _TRACKER_FUNCS)):
+        for iface, names in (
+            (_CLASSIFIER, ("classify", "rules")),
+            (_TRACKER, _TRACKER_FUNCS),
+            (_MEMORY, _MEMORY_FUNCS),
+        ):
             idx = self._instance.get_export_index(self._store, iface)
             if idx is None:
                 raise RuntimeError(f"{self.path} does not export {iface}")

@@ -6,8 +6,16 @@
   order, enums their case names, errors ``{"error": case, "payload": p}``.
 * :func:`dumps` is the canonical text: compact, UTF-8, ``JSON.stringify``
   escapes (``json.dumps(v, separators=(",", ":"), ensure_ascii=False)``).
-* :func:`outcome_from_json` and :func:`config_from_json` read canonical
-  (kebab-case) vector objects back into inputs.
+* :func:`outcome_from_json`, :func:`config_from_json`,
+  :func:`attempt_from_json`, :func:`task_from_json` and
+  :func:`brief_options_from_json` read canonical (kebab-case) vector objects
+  back into inputs.
+
+Every record of the WIT, the project memory's included (``attempt``,
+``learning``, ``task``, ``scored-attempt``, ``scored-learning``, ``related``,
+``brief-options``, ``prune-report``), has a dataclass in :mod:`failmem.types`
+with its fields in declaration order (checked against ``wit/*.wit`` by
+``tests/test_memory.py``); :data:`RECORDS` maps each WIT name to it.
 """
 
 from __future__ import annotations
@@ -19,9 +27,47 @@ from typing import Any, Dict, Mapping
 
 from ._engine import args_text
 from .errors import FailmemError
-from .types import Config, HostRule, TemplateSource, ToolOutcome
+from . import types as _types
+from .types import Attempt, BriefOptions, Config, HostRule, Task, TemplateSource, ToolOutcome
 
-__all__ = ["to_json_value", "dumps", "canonical", "outcome_from_json", "config_from_json"]
+__all__ = [
+    "RECORDS",
+    "to_json_value",
+    "dumps",
+    "canonical",
+    "outcome_from_json",
+    "config_from_json",
+    "attempt_from_json",
+    "task_from_json",
+    "brief_options_from_json",
+]
+
+#: Every WIT record (kebab-case name) and the dataclass that mirrors it.
+RECORDS: Dict[str, type] = {
+    "tool-outcome": _types.ToolOutcome,
+    "classification": _types.Classification,
+    "rule-info": _types.RuleInfo,
+    "host-rule": _types.HostRule,
+    "template-source": _types.TemplateSource,
+    "config": _types.Config,
+    "verdict": _types.Verdict,
+    "pattern": _types.Pattern,
+    "event": _types.Event,
+    "step-report": _types.StepReport,
+    "failure-record": _types.FailureRecord,
+    "ledger": _types.Ledger,
+    "category-count": _types.CategoryCount,
+    "stats": _types.Stats,
+    "render-options": _types.RenderOptions,
+    "attempt": _types.Attempt,
+    "learning": _types.Learning,
+    "task": _types.Task,
+    "scored-attempt": _types.ScoredAttempt,
+    "scored-learning": _types.ScoredLearning,
+    "related": _types.Related,
+    "brief-options": _types.BriefOptions,
+    "prune-report": _types.PruneReport,
+}
 
 
 def to_json_value(value: Any) -> Any:
@@ -102,3 +148,54 @@ def config_from_json(obj: Mapping[str, Any]) -> Config:
             val = [TemplateSource(name=t.get("name", ""), source=t.get("source", "")) for t in val]
         kwargs[name] = val
     return Config(**kwargs)
+
+
+def _fields(cls: type) -> Dict[str, str]:
+    """A dataclass's fields as kebab-case WIT name -> attribute name."""
+    return {f.name.replace("_", "-"): f.name for f in dataclasses.fields(cls)}
+
+
+def _record_kwargs(obj: Mapping[str, Any], cls: type) -> Dict[str, Any]:
+    """The keyword arguments of ``cls`` from a kebab-case mapping; an unknown
+    key is a ValueError, and an absent or null field takes the default."""
+    keys = _fields(cls)
+    kwargs: Dict[str, Any] = {}
+    for key, val in obj.items():
+        name = keys.get(key)
+        if name is None:
+            raise ValueError(f"unknown {cls.__name__} field {key!r} (fields are {', '.join(keys)})")
+        if val is not None:
+            kwargs[name] = val
+    return kwargs
+
+
+def attempt_from_json(obj: Mapping[str, Any]) -> Attempt:
+    """A WIT ``attempt`` in canonical JSON (kebab-case keys) as an :class:`Attempt`.
+
+    Absent strings are ``""`` and absent lists ``[]``; ``status`` and ``at``
+    are required.
+
+    Raises:
+        ValueError: on an unknown key.
+        TypeError: when ``status`` or ``at`` is missing.
+    """
+    return Attempt(**_record_kwargs(obj, Attempt))
+
+
+def task_from_json(obj: Mapping[str, Any]) -> Task:
+    """A WIT ``task`` in canonical JSON as a :class:`Task`; absent fields are empty.
+
+    Raises:
+        ValueError: on an unknown key.
+    """
+    return Task(**_record_kwargs(obj, Task))
+
+
+def brief_options_from_json(obj: Mapping[str, Any]) -> BriefOptions:
+    """A WIT ``brief-options`` in canonical JSON as :class:`BriefOptions`;
+    absent fields take the engine's defaults.
+
+    Raises:
+        ValueError: on an unknown key.
+    """
+    return BriefOptions(**_record_kwargs(obj, BriefOptions))

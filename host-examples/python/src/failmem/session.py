@@ -7,6 +7,8 @@ from typing import Any, List, Mapping, Optional, Union
 from . import _engine as low
 from ._engine import Engine, default_engine
 from .types import (
+    Attempt,
+    AttemptStatus,
     Classification,
     Config,
     FailureRecord,
@@ -193,12 +195,93 @@ class Session:
         """The whole session as versioned JSON, for :meth:`restore`."""
         return self._call("snapshot")
 
+    def to_attempt(
+        self,
+        task_id: str,
+        summary: str,
+        status: Union[AttemptStatus, str],
+        now: int,
+        reason: Optional[str] = None,
+    ) -> Attempt:
+        """Closes a task: the tracked failures and ledger as an :class:`Attempt`
+        for the project memory (:meth:`failmem.MemoryStore.add_attempt`).
+
+        The approaches are the distinct failing calls; the failure reason is
+        ``reason``, else the latest unresolved failure; ``now`` is the time in
+        ms since the epoch; the lesson is left empty. The session is not
+        changed.
+        """
+        raw = self._call(
+            "to-attempt",
+            low._str("task_id", task_id),
+            low._str("summary", summary),
+            low._enum_value("status", status),
+            low._opt_str("reason", reason),
+            low._u64("now", now),
+        )
+        return low.lift_attempt(raw)
+
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return f"<failmem.Session {state}>"
 
 
-class ResilientSession:
+class _Recoverable:
+    """Trap recovery shared by :class:`ResilientSession` and
+    :class:`failmem.ResilientMemoryStore`: the last good state (a snapshot, or
+    a store's export), taken after every ``snapshot_every`` state-changing
+    calls, and a fresh engine to reopen it in when a call traps."""
+
+    _resource = "session"
+    _save_call = "snapshot"
+
+    def __init__(self, inner: Any, factory: Any, snapshot_every: int) -> None:
+        self._factory = factory
+        self._every = max(1, int(snapshot_every))
+        self._inner = inner
+        self._last_good = self._save(inner)
+        self._since = 0
+        self.recoveries = 0
+
+    def _save(self, inner: Any) -> str:
+        raise NotImplementedError
+
+    def _reopen(self, text: str, engine: Engine) -> Any:
+        raise NotImplementedError
+
+    @property
+    def last_good_snapshot(self) -> str:
+        """The state the wrapper returns to after a trap."""
+        return self._last_good
+
+    def checkpoint(self) -> None:
+        """Takes the last good state now."""
+        self._last_good = self._guard(self._save_call, False, self._save)
+        self._since = 0
+
+    def _recover(self) -> None:
+        engine = self._factory()
+        self._inner = self._reopen(self._last_good, engine)
+        self._since = 0
+        self.recoveries += 1
+
+    def _guard(self, name: str, mutates: bool, fn: Any) -> Any:
+        import wasmtime
+
+        try:
+            result = fn(self._inner)
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as trap:
+            lost = self._since
+            self._recover()
+            raise Trapped(name, lost, trap, self._resource) from trap
+        if mutates:
+            self._since += 1
+            if self._since >= self._every:
+                self.checkpoint()
+        return result
+
+
+class ResilientSession(_Recoverable):
     """A session that survives the component trapping (trap recovery).
 
     A trap (a bug in the guest, or a limit the host set) leaves a wasmtime
@@ -223,43 +306,14 @@ class ResilientSession:
         snapshot_every: int = 1,
         engine_factory: Optional[Any] = None,
     ) -> None:
-        self._factory = engine_factory or Engine
-        self._every = max(1, int(snapshot_every))
-        self._session = Session.create(config, engine=self._factory())
-        self._last_good = self._session.snapshot()
-        self._since = 0
-        self.recoveries = 0
+        factory = engine_factory or Engine
+        super().__init__(Session.create(config, engine=factory()), factory, snapshot_every)
 
-    @property
-    def last_good_snapshot(self) -> str:
-        """The snapshot the session returns to after a trap."""
-        return self._last_good
+    def _save(self, inner: Session) -> str:
+        return inner.snapshot()
 
-    def checkpoint(self) -> None:
-        """Takes the last good snapshot now."""
-        self._last_good = self._guard("snapshot", False, lambda s: s.snapshot())
-        self._since = 0
-
-    def _recover(self) -> None:
-        engine = self._factory()
-        self._session = Session.restore(self._last_good, engine=engine)
-        self._since = 0
-        self.recoveries += 1
-
-    def _guard(self, name: str, mutates: bool, fn: Any) -> Any:
-        import wasmtime
-
-        try:
-            result = fn(self._session)
-        except (wasmtime.Trap, wasmtime.WasmtimeError) as trap:
-            lost = self._since
-            self._recover()
-            raise Trapped(name, lost, trap) from trap
-        if mutates:
-            self._since += 1
-            if self._since >= self._every:
-                self.checkpoint()
-        return result
+    def _reopen(self, text: str, engine: Engine) -> Session:
+        return Session.restore(text, engine=engine)
 
     def observe(self, outcome: Optional[ToolOutcome] = None, /, **fields: Any) -> StepReport:
         """See :meth:`Session.observe`."""
@@ -301,19 +355,34 @@ class ResilientSession:
         """See :meth:`Session.snapshot`."""
         return self._guard("snapshot", False, lambda s: s.snapshot())
 
+    def to_attempt(
+        self,
+        task_id: str,
+        summary: str,
+        status: Union[AttemptStatus, str],
+        now: int,
+        reason: Optional[str] = None,
+    ) -> Attempt:
+        """See :meth:`Session.to_attempt`."""
+        return self._guard("to_attempt", False, lambda s: s.to_attempt(task_id, summary, status, now, reason))
+
 
 class Trapped(RuntimeError):
-    """A call trapped; the session was restored from its last good snapshot.
+    """A call trapped; the session (or memory store) was restored from its
+    last good snapshot (or export).
 
     Attributes:
         call: The call that trapped.
         lost_calls: State-changing calls undone (at most ``snapshot_every - 1``).
+        resource: ``"session"`` or ``"store"``.
     """
 
-    def __init__(self, call: str, lost_calls: int, trap: BaseException) -> None:
+    def __init__(self, call: str, lost_calls: int, trap: BaseException, resource: str = "session") -> None:
+        state = "snapshot" if resource == "session" else "export"
         super().__init__(
-            f"session.{call} trapped ({trap}); restored from the last good snapshot, "
+            f"{resource}.{call} trapped ({trap}); restored from the last good {state}, "
             f"{lost_calls} call(s) back"
         )
         self.call = call
         self.lost_calls = lost_calls
+        self.resource = resource

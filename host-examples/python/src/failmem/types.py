@@ -33,6 +33,15 @@ __all__ = [
     "CategoryCount",
     "Stats",
     "RenderOptions",
+    "AttemptStatus",
+    "Attempt",
+    "Learning",
+    "Task",
+    "ScoredAttempt",
+    "ScoredLearning",
+    "Related",
+    "BriefOptions",
+    "PruneReport",
 ]
 
 
@@ -98,6 +107,16 @@ class EventKind(str, enum.Enum):
     CALL_LOOP = "call-loop"
     CALL_CYCLE = "call-cycle"
     PATTERN_DETECTED = "pattern-detected"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class AttemptStatus(str, enum.Enum):
+    """How an attempt at a task ended (WIT ``memory.attempt-status``)."""
+
+    FAILED = "failed"
+    SUCCEEDED = "succeeded"
 
     def __str__(self) -> str:
         return self.value
@@ -288,3 +307,108 @@ class RenderOptions:
     """Options for one render (WIT ``tracker.render-options``)."""
 
     token_budget: Optional[int] = None
+
+
+# --------------------------------------------------------------------------
+# The project memory (WIT ``memory``). Times are milliseconds since the Unix
+# epoch, as ``int`` (a WIT ``u64``).
+
+
+@dataclass(kw_only=True)
+class Attempt:
+    """One attempt at a task (WIT ``memory.attempt``).
+
+    Keyword-only, so the fields stay in WIT declaration order while all but
+    ``status`` and ``at`` have defaults. The engine redacts and bounds every
+    text field when the attempt is stored.
+    """
+
+    task_id: str = ""
+    summary: str = ""
+    approaches: List[str] = field(default_factory=list)
+    failure_reason: str = ""
+    error_output: str = ""
+    files_touched: List[str] = field(default_factory=list)
+    status: Union[AttemptStatus, str]
+    at: int
+    categories: List[Union[Category, str]] = field(default_factory=list)
+    fingerprints: List[str] = field(default_factory=list)
+    lesson: str = ""
+
+
+@dataclass
+class Learning:
+    """A lesson that outlives the attempts it came from (WIT ``memory.learning``).
+
+    ``confidence`` is in thousandths (0 to 1000) at the time asked.
+    """
+
+    key: str
+    category: Optional[Category]
+    pattern: str
+    lesson: str
+    confidence: int
+    evidence: int
+    contradictions: int
+    first_seen: int
+    last_seen: int
+    manual: bool
+
+
+@dataclass
+class Task:
+    """A task to find related memory for (WIT ``memory.task``)."""
+
+    id: str = ""
+    summary: str = ""
+    paths: List[str] = field(default_factory=list)
+    mentions: List[str] = field(default_factory=list)
+    categories: List[Union[Category, str]] = field(default_factory=list)
+
+
+@dataclass
+class ScoredAttempt:
+    """An attempt and how related it is, in thousandths (WIT ``memory.scored-attempt``)."""
+
+    score: int
+    attempt: Attempt
+
+
+@dataclass
+class ScoredLearning:
+    """A learning and how related it is, in thousandths (WIT ``memory.scored-learning``)."""
+
+    score: int
+    learning: Learning
+
+
+@dataclass
+class Related:
+    """What is related to a task, best first (WIT ``memory.related``)."""
+
+    attempts: List[ScoredAttempt]
+    learnings: List[ScoredLearning]
+
+
+@dataclass
+class BriefOptions:
+    """Options for ``related`` and ``brief`` (WIT ``memory.brief-options``).
+
+    ``None`` takes the engine's default: threshold 700, 3 attempts, 500
+    tokens, a 7-day half-life, the built-in ``previous-attempts`` template.
+    """
+
+    threshold: Optional[int] = None
+    max_attempts: Optional[int] = None
+    token_budget: Optional[int] = None
+    half_life_ms: Optional[int] = None
+    template: Optional[str] = None
+
+
+@dataclass
+class PruneReport:
+    """What ``prune`` removed (WIT ``memory.prune-report``)."""
+
+    attempts_removed: int
+    learnings_removed: int
+    learnings_consolidated: int
