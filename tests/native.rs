@@ -4,10 +4,13 @@
 //! every host's runner must agree with it. With `FAILMEM_BLESS=1` it writes
 //! the actual results into the vectors' `expect` fields.
 
-use failmem::{Config, Error, Session, ToolOutcome};
+use failmem::memory::{
+    Attempt, AttemptStatus, BriefOptions, LearningView, Related, Store, TaskQuery,
+};
+use failmem::{Category, Config, Error, Session, ToolOutcome};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
@@ -36,6 +39,45 @@ struct Step {
     token_budget: Option<u32>,
     #[serde(default)]
     snapshot: Option<String>,
+    // The project-memory ops (`memory-*`) and `to-attempt`.
+    #[serde(default)]
+    store: Option<String>,
+    #[serde(default)]
+    attempt: Option<Value>,
+    #[serde(default)]
+    lesson: Option<String>,
+    #[serde(default)]
+    category: Option<Category>,
+    #[serde(default)]
+    now: Option<u64>,
+    #[serde(rename = "half-life-ms", default)]
+    half_life_ms: Option<u64>,
+    #[serde(default)]
+    task: Option<Value>,
+    #[serde(default)]
+    options: Option<BriefOptions>,
+    #[serde(rename = "attempt-ttl-ms", default)]
+    attempt_ttl_ms: Option<u64>,
+    #[serde(rename = "learning-ttl-ms", default)]
+    learning_ttl_ms: Option<u64>,
+    #[serde(default)]
+    sanitized: Option<bool>,
+    #[serde(rename = "project-root", default)]
+    project_root: Option<String>,
+    #[serde(default)]
+    json: Option<Value>,
+    #[serde(default)]
+    other: Option<String>,
+    #[serde(rename = "task-id", default)]
+    task_id: Option<String>,
+    #[serde(rename = "older-than-ms", default)]
+    older_than_ms: Option<u64>,
+    #[serde(default)]
+    summary: Option<String>,
+    #[serde(default)]
+    status: Option<AttemptStatus>,
+    #[serde(default)]
+    reason: Option<String>,
     #[serde(default)]
     expect: Option<Value>,
     #[serde(rename = "expect-partial", default)]
@@ -105,9 +147,181 @@ fn to_json<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("core types serialize")
 }
 
+/// A case's project-memory stores by name (tests/README.md, "Project
+/// memory"): each is created empty the first time a step names it.
+type Stores = BTreeMap<String, Store>;
+
+/// The store a memory step names (`main` by default).
+fn store_name(step: &Step) -> &str {
+    step.store.as_deref().unwrap_or("main")
+}
+
+/// Every non-empty store's export, to check that a failed call changed none
+/// of them (creating a store empty is no change).
+fn stores_state(stores: &Stores) -> Vec<(String, String)> {
+    stores
+        .iter()
+        .filter(|(_, store)| **store != Store::new())
+        .map(|(name, store)| (name.clone(), store.export(false, None)))
+        .collect()
+}
+
+/// A vector object with the defaults filled in: `""` for absent (or `null`)
+/// strings and `[]` for absent lists.
+fn with_defaults(v: &Value, strings: &[&str], lists: &[&str]) -> Value {
+    let mut out: Map<String, Value> = Map::new();
+    for k in strings {
+        out.insert((*k).into(), json!(""));
+    }
+    for k in lists {
+        out.insert((*k).into(), json!([]));
+    }
+    for (k, x) in v.as_object().expect("an object") {
+        if !x.is_null() {
+            out.insert(k.clone(), x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+fn attempt(v: &Value) -> Attempt {
+    let v = with_defaults(
+        v,
+        &[
+            "task-id",
+            "summary",
+            "failure-reason",
+            "error-output",
+            "lesson",
+        ],
+        &["approaches", "files-touched", "categories", "fingerprints"],
+    );
+    serde_json::from_value(v).unwrap_or_else(|e| panic!("attempt: {e}"))
+}
+
+fn task(v: &Value) -> TaskQuery {
+    let v = with_defaults(v, &["id", "summary"], &["paths", "mentions", "categories"]);
+    serde_json::from_value(v).unwrap_or_else(|e| panic!("task: {e}"))
+}
+
+/// Text for `import-json`: a string as is, any other value as compact JSON.
+fn json_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The canonical JSON of a WIT `learning`.
+fn learning_json(v: &LearningView) -> Value {
+    let l = &v.learning;
+    json!({
+        "key": v.key,
+        "category": l.category,
+        "pattern": l.pattern,
+        "lesson": l.lesson,
+        "confidence": v.confidence,
+        "evidence": l.evidence,
+        "contradictions": l.contradictions,
+        "first-seen": l.first_seen,
+        "last-seen": l.last_seen,
+        "manual": l.manual,
+    })
+}
+
+/// The canonical JSON of a WIT `related`.
+fn related_json(r: &Related) -> Value {
+    json!({
+        "attempts": r.attempts.iter()
+            .map(|s| json!({ "score": s.score, "attempt": to_json(&s.attempt) }))
+            .collect::<Vec<_>>(),
+        "learnings": r.learnings.iter()
+            .map(|s| json!({ "score": s.score, "learning": learning_json(&s.learning) }))
+            .collect::<Vec<_>>(),
+    })
+}
+
 /// Runs one step; the result as canonical JSON, or the error.
-fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
+fn run_step(session: &mut Session, stores: &mut Stores, step: &Step) -> Result<Value, Error> {
     let need = |what: &str| -> ! { panic!("step op {:?} needs {what}", step.op) };
+    let now = || step.now.unwrap_or_else(|| need("now"));
+    if let Some(op) = step.op.strip_prefix("memory-") {
+        let name = store_name(step).to_string();
+        if op == "import" {
+            let text = json_text(step.json.as_ref().unwrap_or_else(|| need("json")));
+            stores.insert(name, Store::import(&text)?);
+            return Ok(Value::Null);
+        }
+        if op == "merge" {
+            let other = step.other.as_deref().unwrap_or_else(|| need("other"));
+            // A store merged with itself is unchanged (the component's
+            // `merge` returns at once when `other` is `self`).
+            if other != name {
+                let theirs = stores.entry(other.to_string()).or_default().clone();
+                stores.entry(name).or_default().merge(&theirs);
+            }
+            return Ok(Value::Null);
+        }
+        let store = stores.entry(name).or_default();
+        let options = step.options.clone().unwrap_or_default();
+        return Ok(match op {
+            "add-attempt" => json!(store.add_attempt(&attempt(
+                step.attempt.as_ref().unwrap_or_else(|| need("attempt"))
+            ))?),
+            "learn" => learning_json(&store.learn(
+                step.lesson.as_deref().unwrap_or_else(|| need("lesson")),
+                step.category,
+                now(),
+            )?),
+            "attempts" => to_json(&store.attempts()),
+            "learnings" => Value::Array(
+                store
+                    .learnings(
+                        now(),
+                        step.half_life_ms
+                            .unwrap_or(failmem::memory::learning::DEFAULT_HALF_LIFE_MS),
+                    )
+                    .iter()
+                    .map(learning_json)
+                    .collect(),
+            ),
+            "related" => related_json(&store.related_with(
+                &task(step.task.as_ref().unwrap_or_else(|| need("task"))),
+                now(),
+                &options,
+            )?),
+            "brief" => json!(store.brief(
+                &task(step.task.as_ref().unwrap_or_else(|| need("task"))),
+                now(),
+                &options,
+            )?),
+            "prune" => to_json(
+                &store.prune(
+                    now(),
+                    step.attempt_ttl_ms
+                        .unwrap_or(failmem::memory::DEFAULT_ATTEMPT_TTL_MS),
+                    step.learning_ttl_ms
+                        .unwrap_or(failmem::memory::DEFAULT_LEARNING_TTL_MS),
+                ),
+            ),
+            "export" => {
+                let sanitized = step.sanitized.unwrap_or(false);
+                let text = store.export(sanitized, step.project_root.as_deref());
+                if !sanitized {
+                    // As `snapshot` does: later steps use the imported copy.
+                    *store = Store::import(&text)?;
+                    assert_eq!(
+                        store.export(false, None),
+                        text,
+                        "an imported export exports to the same bytes"
+                    );
+                }
+                json!(text)
+            }
+            "clear" => json!(store.clear(step.task_id.as_deref(), step.older_than_ms, now())),
+            other => panic!("unknown op \"memory-{other}\""),
+        });
+    }
     Ok(match step.op.as_str() {
         "observe" => to_json(&session.observe(&outcome(
             step.outcome.as_ref().unwrap_or_else(|| need("outcome")),
@@ -153,6 +367,13 @@ fn run_step(session: &mut Session, step: &Step) -> Result<Value, Error> {
                 Session::restore(step.snapshot.as_deref().unwrap_or_else(|| need("snapshot")))?;
             Value::Null
         }
+        "to-attempt" => to_json(&session.to_attempt(
+            step.task_id.as_deref().unwrap_or_else(|| need("task-id")),
+            step.summary.as_deref().unwrap_or_else(|| need("summary")),
+            step.status.unwrap_or_else(|| need("status")),
+            step.reason.as_deref(),
+            now(),
+        )),
         other => panic!("unknown op {other:?}"),
     })
 }
@@ -241,10 +462,14 @@ fn conformance_vectors_pass_natively() {
                 }
                 (Ok(s), None) => s,
             };
+            let mut stores = Stores::new();
             for (i, step) in case.steps.iter().enumerate() {
                 let at = format!("{name} step {i} ({})", step.op);
-                let before = session.snapshot();
-                match (run_step(&mut session, step), &step.expect_error) {
+                let before = (session.snapshot(), stores_state(&stores));
+                match (
+                    run_step(&mut session, &mut stores, step),
+                    &step.expect_error,
+                ) {
                     (Err(e), Some(want)) => {
                         if e.case() != want {
                             failures.push(format!(
@@ -252,8 +477,11 @@ fn conformance_vectors_pass_natively() {
                                 error_json(&e)
                             ));
                         }
-                        if session.snapshot() != before {
+                        if session.snapshot() != before.0 {
                             failures.push(format!("{at}: a failed call changed the session"));
+                        }
+                        if stores_state(&stores) != before.1 {
+                            failures.push(format!("{at}: a failed call changed a memory store"));
                         }
                     }
                     (Err(e), None) => failures.push(format!("{at}: failed: {}", error_json(&e))),

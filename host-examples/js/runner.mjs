@@ -7,6 +7,7 @@ import {
   configFromCanonical,
   errorToCanonical,
   firstDifference,
+  fromCanonical,
   outcomeFromCanonical,
   stringify,
   toCanonical,
@@ -55,12 +56,100 @@ function show(value) {
 
 /** The ops whose call can fail. */
 const FALLIBLE = new Set(['resolve', 'render', 'restore']);
+/** The project-memory ops whose call can fail. */
+const FALLIBLE_MEMORY = new Set(['memory-add-attempt', 'memory-learn', 'memory-related', 'memory-brief', 'memory-import']);
+
+/** The name of the store a memory step uses: `store`, `main` by default. */
+const storeName = (step) => step.store ?? 'main';
+
+/**
+ * The store named `name` in a case's stores, created empty the first time a
+ * step names it.
+ * @param {Map<string, any>} stores
+ */
+function storeFor(api, stores, name) {
+  let store = stores.get(name);
+  if (!store) {
+    store = new api.MemoryStore();
+    stores.set(name, store);
+  }
+  return store;
+}
+
+/**
+ * Runs one `memory-*` step on the store it names; returns {result} or
+ * {error} (and `problem` if a round trip differs).
+ * @param {Map<string, any>} stores
+ */
+function runMemoryStep(api, stores, step) {
+  const name = storeName(step);
+  const store = step.op === 'memory-import' ? undefined : storeFor(api, stores, name);
+  const task = () => fromCanonical(step.task, 'task', 'task');
+  const options = () => fromCanonical(step.options ?? {}, 'brief-options', 'options');
+  try {
+    switch (step.op) {
+      case 'memory-add-attempt':
+        return { result: store.addAttempt(fromCanonical(step.attempt, 'attempt', 'attempt')) };
+      case 'memory-learn':
+        return { result: toCanonical(store.learn(step.lesson, step.now, { category: step.category }), 'learning') };
+      case 'memory-attempts':
+        return { result: toCanonical(store.attempts(), 'list:attempt') };
+      case 'memory-learnings':
+        return {
+          result: toCanonical(store.learnings(step.now, { halfLifeMs: step['half-life-ms'] }), 'list:learning'),
+        };
+      case 'memory-related':
+        return { result: toCanonical(store.related(task(), step.now, options()), 'related') };
+      case 'memory-brief':
+        return { result: store.brief(task(), step.now, options()) };
+      case 'memory-prune':
+        return {
+          result: toCanonical(
+            store.prune(step.now, { attemptTtlMs: step['attempt-ttl-ms'], learningTtlMs: step['learning-ttl-ms'] }),
+            'prune-report',
+          ),
+        };
+      case 'memory-export': {
+        const sanitized = step.sanitized ?? false;
+        const text = store.exportJson({ sanitized, projectRoot: step['project-root'] });
+        if (sanitized) return { result: text };
+        // As `snapshot` does: later steps use the imported copy.
+        const copy = api.MemoryStore.importJson(text);
+        store.dispose();
+        stores.set(name, copy);
+        const again = copy.exportJson();
+        return again === text
+          ? { result: text }
+          : { result: text, problem: 'the imported export exports to different bytes' };
+      }
+      case 'memory-import': {
+        const json = typeof step.json === 'string' ? step.json : stringify(step.json);
+        const imported = api.MemoryStore.importJson(json);
+        stores.get(name)?.dispose();
+        stores.set(name, imported);
+        return { result: null };
+      }
+      case 'memory-merge':
+        store.merge(storeFor(api, stores, step.other));
+        return { result: null };
+      case 'memory-clear':
+        return { result: store.clear(step.now, { taskId: step['task-id'], olderThanMs: step['older-than-ms'] }) };
+      default:
+        throw new TypeError(`unknown op ${JSON.stringify(step.op)}`);
+    }
+  } catch (err) {
+    if (err instanceof TypeError) throw err;
+    return { error: errorToCanonical(err) };
+  }
+}
 
 /**
  * Runs one step; returns {result} (canonical value) or {error} (canonical
- * error value), and the session later steps use.
+ * error value), and the session later steps use. `memory-*` steps use the
+ * case's stores.
+ * @param {Map<string, any>} stores
  */
-function runStep(api, session, step) {
+function runStep(api, session, step, stores) {
   const ok = (result, next = session) => ({ result, session: next });
   const attempt = (fn) => {
     try {
@@ -69,6 +158,9 @@ function runStep(api, session, step) {
       return { error: errorToCanonical(err), session };
     }
   };
+  if (typeof step.op === 'string' && step.op.startsWith('memory-')) {
+    return { ...runMemoryStep(api, stores, step), session };
+  }
   switch (step.op) {
     case 'observe':
       return ok(toCanonical(session.observe(outcomeFromCanonical(step.outcome)), 'step-report'));
@@ -108,6 +200,13 @@ function runStep(api, session, step) {
         session.dispose();
         return ok(null, restored);
       });
+    case 'to-attempt':
+      return ok(
+        toCanonical(
+          session.toAttempt(step['task-id'], step.summary, step.status, step.now, { reason: step.reason }),
+          'attempt',
+        ),
+      );
     default:
       throw new TypeError(`unknown op ${JSON.stringify(step.op)}`);
   }
@@ -181,16 +280,23 @@ export function runSuite(api, files) {
         fail(-1, `expected create error "${testCase['expect-create-error']}", but the session was created`);
       }
 
+      /** The case's project-memory stores, by name. */
+      const stores = new Map();
       (testCase.steps ?? []).forEach((step, stepIndex) => {
         out.steps += 1;
         let outcome;
-        // A failed call must leave the session as it was: compare snapshots
-        // around the calls that can fail.
+        // A failed call must leave the session (or the memory store) as it
+        // was: compare snapshots (or exports) around the calls that can fail.
+        const memoryState = () => storeFor(api, stores, storeName(step)).exportJson();
         const before = FALLIBLE.has(step.op) ? session.snapshot() : undefined;
+        const storeBefore = FALLIBLE_MEMORY.has(step.op) ? memoryState() : undefined;
         try {
-          outcome = runStep(api, session, step);
+          outcome = runStep(api, session, step, stores);
           if (outcome.error && before !== undefined && outcome.session.snapshot() !== before) {
             outcome.problem = 'a failed call changed the session';
+          }
+          if (outcome.error && storeBefore !== undefined && memoryState() !== storeBefore) {
+            outcome.problem = 'a failed call changed the memory store';
           }
         } catch (err) {
           // A host-side failure (bad vector, trap): record it and go on.
@@ -203,6 +309,7 @@ export function runSuite(api, files) {
       });
       try {
         session.dispose();
+        for (const store of stores.values()) store.dispose();
       } catch {
         // A trapped instance cannot drop its handles; nothing to free.
       }

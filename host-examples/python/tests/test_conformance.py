@@ -13,12 +13,20 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
 import failmem
-from failmem.canonical import config_from_json, dumps, outcome_from_json, to_json_value
+from failmem.canonical import (
+    attempt_from_json,
+    brief_options_from_json,
+    config_from_json,
+    dumps,
+    outcome_from_json,
+    task_from_json,
+    to_json_value,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 VECTORS = Path(os.environ.get("FAILMEM_VECTORS") or REPO / "tests" / "vectors")
@@ -33,6 +41,14 @@ TRANSCRIPT = Path(
 )
 
 STEP_KEYS = {"op", "outcome", "id", "template", "token-budget", "snapshot", "expect", "expect-partial", "expect-error"}
+# The project-memory ops (``memory-*``) and ``to-attempt``.
+STEP_KEYS |= {
+    "store", "attempt", "lesson", "category", "now", "half-life-ms", "task", "options", "attempt-ttl-ms",
+    "learning-ttl-ms", "sanitized", "project-root", "json", "other", "task-id", "older-than-ms", "summary",
+    "status", "reason",
+}  # fmt: skip
+# The memory ops whose call can fail: a failure must leave the store as it was.
+FALLIBLE_MEMORY = {"memory-add-attempt", "memory-learn", "memory-related", "memory-brief", "memory-import"}
 CASE_KEYS = {"description", "config", "expect-create-error", "steps"}
 
 
@@ -101,6 +117,79 @@ def diff(expected: Any, actual: Any, partial: bool, path: str = "$") -> Optional
     return f"{path}: expected {dumps(expected)}, got {dumps(actual)}"
 
 
+class Stores:
+    """A case's project-memory stores by name (tests/README.md): each is
+    created empty the first time a step names it."""
+
+    def __init__(self) -> None:
+        self.by_name: Dict[str, failmem.MemoryStore] = {}
+
+    def get(self, name: str) -> failmem.MemoryStore:
+        if name not in self.by_name:
+            self.by_name[name] = failmem.MemoryStore()
+        return self.by_name[name]
+
+    def replace(self, name: str, store: failmem.MemoryStore) -> None:
+        old = self.by_name.get(name)
+        self.by_name[name] = store
+        if old is not None:
+            old.close()
+
+    def close(self) -> None:
+        for store in self.by_name.values():
+            store.close()
+
+
+def store_name(step: dict) -> str:
+    """The store a memory step names: ``store``, ``main`` by default."""
+    return step.get("store") or "main"
+
+
+def run_memory_step(stores: Stores, step: dict) -> Any:
+    """Runs one ``memory-*`` step; returns the JSON result.
+
+    Raises :class:`failmem.FailmemError` when the call fails.
+    """
+    op = step["op"]
+    name = store_name(step)
+    if op == "memory-import":
+        text = step["json"] if isinstance(step["json"], str) else dumps(step["json"])
+        stores.replace(name, failmem.MemoryStore.import_json(text))
+        return None
+    store = stores.get(name)
+    options = brief_options_from_json(step.get("options") or {})
+    if op == "memory-add-attempt":
+        return store.add_attempt(attempt_from_json(step["attempt"]))
+    if op == "memory-learn":
+        return to_json_value(store.learn(step["lesson"], step["now"], step.get("category")))
+    if op == "memory-attempts":
+        return to_json_value(store.attempts())
+    if op == "memory-learnings":
+        return to_json_value(store.learnings(step["now"], step.get("half-life-ms")))
+    if op == "memory-related":
+        return to_json_value(store.related(task_from_json(step["task"]), step["now"], options))
+    if op == "memory-brief":
+        return store.brief(task_from_json(step["task"]), step["now"], options)
+    if op == "memory-prune":
+        return to_json_value(store.prune(step["now"], step.get("attempt-ttl-ms"), step.get("learning-ttl-ms")))
+    if op == "memory-export":
+        sanitized = step.get("sanitized", False)
+        text = store.export_json(sanitized, step.get("project-root"))
+        if not sanitized:
+            # As ``snapshot`` does: later steps use the imported copy.
+            copy = failmem.MemoryStore.import_json(text)
+            stores.replace(name, copy)
+            if copy.export_json() != text:
+                raise AssertionError("an imported export does not export to the same bytes")
+        return text
+    if op == "memory-merge":
+        store.merge(stores.get(step["other"]))
+        return None
+    if op == "memory-clear":
+        return store.clear(step["now"], step.get("task-id"), step.get("older-than-ms"))
+    raise AssertionError(f"unknown op {op!r}")
+
+
 class Runner:
     """Runs cases against the component and records the transcript."""
 
@@ -109,6 +198,7 @@ class Runner:
         self.failures: List[str] = []
         self.cases = 0
         self.steps = 0
+        self.stores = Stores()
 
     def record(self, case: str, step: int, op: str, result: Any) -> None:
         self.transcript.append(dumps({"case": case, "step": step, "op": op, "result": result}))
@@ -119,6 +209,11 @@ class Runner:
         Raises :class:`failmem.FailmemError` when the call fails.
         """
         op = step["op"]
+        if op.startswith("memory-"):
+            return session, run_memory_step(self.stores, step)
+        if op == "to-attempt":
+            attempt = session.to_attempt(step["task-id"], step["summary"], step["status"], step["now"], step.get("reason"))
+            return session, to_json_value(attempt)
         if op == "observe":
             return session, to_json_value(session.observe(outcome_from_json(step["outcome"])))
         if op == "classify":
@@ -180,6 +275,7 @@ class Runner:
             self.record(cid, -1, "create", None)
             self.failures.append(f"{name}: create succeeded, expected {want_create}")
             return
+        self.stores = Stores()
         try:
             for i, step in enumerate(case.get("steps", [])):
                 self.steps += 1
@@ -190,6 +286,8 @@ class Runner:
                     self.failures.append(f"{at}: unknown keys {sorted(extra)}")
                 want_err = step.get("expect-error")
                 before = session.snapshot() if want_err is not None else None
+                memory_state = lambda: self.stores.get(store_name(step)).export_json()  # noqa: E731
+                store_before = memory_state() if want_err is not None and op in FALLIBLE_MEMORY else None
                 try:
                     session, actual = self.run_step(session, step)
                 except failmem.FailmemError as e:
@@ -201,6 +299,8 @@ class Runner:
                             self.failures.append(f"{at}: expected error {want_err}, got {dumps(e.to_json())}")
                         if session.snapshot() != before:
                             self.failures.append(f"{at}: a failed call changed the session")
+                        if store_before is not None and memory_state() != store_before:
+                            self.failures.append(f"{at}: a failed call changed the memory store")
                     continue
                 except (AssertionError, KeyError, TypeError, ValueError) as e:
                     # A malformed step or a value the host cannot lower.
@@ -221,6 +321,7 @@ class Runner:
                         self.failures.append(f"{at}: {d}")
         finally:
             session.close()
+            self.stores.close()
 
 
 def test_conformance_vectors() -> None:

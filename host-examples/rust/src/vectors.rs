@@ -2,13 +2,19 @@
 //! file against the component, checks the expectations and writes the
 //! transcript.
 
+use crate::bindings::exports::failmem::core::memory as wm;
 use crate::canonical::{Canonical, ToCanonical, compare};
-use crate::engine::{Failmem, GuestError, Session};
-use crate::input::{config_from_json, default_config, outcome_from_json};
-use crate::wit::RenderOptions;
+use crate::engine::{Failmem, GuestError, Session, wt};
+use crate::input::{config_from_json, default_config, outcome_from_json, parse_category};
+use crate::memory::{
+    Attempt, AttemptStatus, BriefOptions, PruneReport, Related, Task, session_attempt,
+};
+use crate::wit::{Category, RenderOptions};
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use wasmtime::component::ResourceAny;
 
 /// One vector file: its path relative to `tests/vectors/` (with `/`
 /// separators) and its path on disk.
@@ -204,19 +210,21 @@ impl CaseRunner<'_> {
             .get("steps")
             .and_then(Value::as_array)
             .context("the case has no `steps` array")?;
+        let mut stores = Stores::new(self.failmem);
         for (index, step) in steps.iter().enumerate() {
             let op = step
                 .get("op")
                 .and_then(Value::as_str)
                 .with_context(|| format!("step {index} has no `op` string"))?;
-            // A failed call must leave the session as it was: compare
-            // snapshots around the steps that expect one.
+            // A failed call must leave the session (and the memory store
+            // the step names) as it was: compare snapshots around the steps
+            // that expect one.
             let before = match step.get("expect-error") {
-                Some(_) => Some(session.snapshot()?),
+                Some(_) => Some((session.snapshot()?, stores.state(step)?)),
                 None => None,
             };
             let result = self
-                .call(&mut session, op, step)
+                .call(&mut session, &mut stores, op, step)
                 .with_context(|| format!("step {index} ({op})"))?;
             self.steps += 1;
             let index = i64::try_from(index).unwrap_or(i64::MAX);
@@ -224,24 +232,39 @@ impl CaseRunner<'_> {
             if let Some(detail) = check(step, &result) {
                 self.fail(format!("step {index} ({op}) {detail}"));
             }
-            if let (Some(before), Err(_)) = (before, &result)
-                && session.snapshot()? != before
-            {
-                self.fail(format!(
-                    "step {index} ({op}) a failed call changed the session"
-                ));
+            if let (Some((session_before, store_before)), Err(_)) = (before, &result) {
+                if session.snapshot()? != session_before {
+                    self.fail(format!(
+                        "step {index} ({op}) a failed call changed the session"
+                    ));
+                }
+                if stores.state(step)? != store_before {
+                    self.fail(format!(
+                        "step {index} ({op}) a failed call changed the memory store"
+                    ));
+                }
             }
         }
+        stores.close()?;
         session.close()
     }
 
     /// Makes the call `op` asks for. `snapshot` and a successful `restore`
-    /// replace `session`.
-    fn call(&self, session: &mut Session, op: &str, step: &Value) -> Result<StepResult> {
+    /// replace `session`; the `memory-*` ops call the store the step names.
+    fn call(
+        &self,
+        session: &mut Session,
+        stores: &mut Stores<'_>,
+        op: &str,
+        step: &Value,
+    ) -> Result<StepResult> {
         let field = |key: &str| {
             step.get(key)
                 .with_context(|| format!("`{op}` step needs `{key}`"))
         };
+        if let Some(memory_op) = op.strip_prefix("memory-") {
+            return stores.call_op(memory_op, step);
+        }
         Ok(match op {
             "observe" => {
                 let outcome = outcome_from_json(field("outcome")?)?;
@@ -306,11 +329,492 @@ impl CaseRunner<'_> {
                 let outcome = outcome_from_json(field("outcome")?)?;
                 Ok(self.failmem.classify(&outcome)?.to_canonical())
             }
+            "to-attempt" => {
+                let status = status_from_json(field("status")?)?;
+                let attempt = session_attempt(
+                    session,
+                    &string(field("task-id")?, "task-id")?,
+                    &string(field("summary")?, "summary")?,
+                    status,
+                    opt_string(step.get("reason"), "reason")?.as_deref(),
+                    u64_field(step, "now")?,
+                )?;
+                Ok(attempt.to_canonical())
+            }
             other => bail!(
                 "unknown op `{other}` (the ops are observe, turn, compacted, resolve, \
-                 failures, patterns, ledger, stats, render, snapshot, restore, classify)"
+                 failures, patterns, ledger, stats, render, snapshot, restore, classify, \
+                 to-attempt and memory-{})",
+                MEMORY_OPS.join(", memory-")
             ),
         })
+    }
+}
+
+/// The project-memory ops, without their `memory-` prefix.
+const MEMORY_OPS: [&str; 11] = [
+    "add-attempt",
+    "learn",
+    "attempts",
+    "learnings",
+    "related",
+    "brief",
+    "prune",
+    "export",
+    "import",
+    "merge",
+    "clear",
+];
+
+/// A case's project-memory stores by name (tests/README.md, "Project
+/// memory"): each is created empty the first time a step names it, and all
+/// are dropped when the case ends.
+struct Stores<'a> {
+    failmem: &'a Failmem,
+    handles: BTreeMap<String, ResourceAny>,
+}
+
+impl<'a> Stores<'a> {
+    fn new(failmem: &'a Failmem) -> Self {
+        Stores {
+            failmem,
+            handles: BTreeMap::new(),
+        }
+    }
+
+    /// Calls a `store` function of the component.
+    fn with<R>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&mut wasmtime::Store<()>, wm::GuestStore<'_>) -> wasmtime::Result<R>,
+    ) -> Result<R> {
+        let result = self
+            .failmem
+            .with(|store, e| f(store, e.failmem_core_memory().store()));
+        wt(result).with_context(|| format!("calling store.{what}"))
+    }
+
+    /// The store named `name`, created empty if no step named it before.
+    fn get(&mut self, name: &str) -> Result<ResourceAny> {
+        if let Some(handle) = self.handles.get(name) {
+            return Ok(*handle);
+        }
+        let handle = self.with("constructor", |s, f| f.call_constructor(s))?;
+        self.handles.insert(name.to_string(), handle);
+        Ok(handle)
+    }
+
+    /// Makes `handle` the store named `name`, dropping the one it replaces.
+    fn replace(&mut self, name: &str, handle: ResourceAny) -> Result<()> {
+        if let Some(old) = self.handles.insert(name.to_string(), handle) {
+            let result = self.failmem.with(|store, _| old.resource_drop(store));
+            wt(result).context("dropping a replaced memory store")?;
+        }
+        Ok(())
+    }
+
+    /// The export of the store a step names, to check that a failed call
+    /// left it as it was.
+    fn state(&mut self, step: &Value) -> Result<Option<String>> {
+        let Some(memory_op) = step.get("op").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        if !memory_op.starts_with("memory-") {
+            return Ok(None);
+        }
+        let handle = self.get(&store_name(step)?)?;
+        self.with("export-json", |s, f| {
+            f.call_export_json(s, handle, false, None)
+        })
+        .map(Some)
+    }
+
+    /// Runs the memory op `op` (without its `memory-` prefix).
+    fn call_op(&mut self, op: &str, step: &Value) -> Result<StepResult> {
+        let name = store_name(step)?;
+        if op == "import" {
+            let text = json_text(
+                step.get("json")
+                    .context("`memory-import` step needs `json`")?,
+            )?;
+            let imported = self.with("import-json", |s, f| f.call_import_json(s, &text))?;
+            return Ok(match imported {
+                Ok(handle) => {
+                    self.replace(&name, handle)?;
+                    Ok(Canonical::Null)
+                }
+                Err(e) => Err(GuestError(e)),
+            });
+        }
+        let handle = self.get(&name)?;
+        let options = || match step.get("options") {
+            None | Some(Value::Null) => Ok(no_brief_options()),
+            Some(v) => brief_options_from_json(v),
+        };
+        let task = || task_from_json(step.get("task").context("the step needs `task`")?);
+        let now = || u64_field(step, "now");
+        Ok(match op {
+            "add-attempt" => {
+                let attempt =
+                    attempt_from_json(step.get("attempt").context("the step needs `attempt`")?)?;
+                self.with("add-attempt", |s, f| {
+                    f.call_add_attempt(s, handle, &attempt)
+                })?
+                .map(Canonical::Str)
+                .map_err(GuestError)
+            }
+            "learn" => {
+                let lesson = string(
+                    step.get("lesson").context("the step needs `lesson`")?,
+                    "lesson",
+                )?;
+                let category = match step.get("category") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(category_from_json(v)?),
+                };
+                let now = now()?;
+                self.with("learn", |s, f| {
+                    f.call_learn(s, handle, &lesson, category, now)
+                })?
+                .map(|l| l.to_canonical())
+                .map_err(GuestError)
+            }
+            "attempts" => Ok(self
+                .with("attempts", |s, f| f.call_attempts(s, handle))?
+                .to_canonical()),
+            "learnings" => {
+                let (now, half_life) = (now()?, opt_u64(step, "half-life-ms")?);
+                Ok(self
+                    .with("learnings", |s, f| {
+                        f.call_learnings(s, handle, now, half_life)
+                    })?
+                    .to_canonical())
+            }
+            "related" => {
+                let (task, now, options) = (task()?, now()?, options()?);
+                self.with("related", |s, f| {
+                    f.call_related(s, handle, &task, now, &options)
+                })?
+                .map(|r| r.to_canonical())
+                .map_err(GuestError)
+            }
+            "brief" => {
+                let (task, now, options) = (task()?, now()?, options()?);
+                self.with("brief", |s, f| {
+                    f.call_brief(s, handle, &task, now, &options)
+                })?
+                .map(Canonical::Str)
+                .map_err(GuestError)
+            }
+            "prune" => {
+                let now = now()?;
+                let attempt_ttl = opt_u64(step, "attempt-ttl-ms")?;
+                let learning_ttl = opt_u64(step, "learning-ttl-ms")?;
+                Ok(self
+                    .with("prune", |s, f| {
+                        f.call_prune(s, handle, now, attempt_ttl, learning_ttl)
+                    })?
+                    .to_canonical())
+            }
+            "export" => {
+                let sanitized = match step.get("sanitized") {
+                    None | Some(Value::Null) => false,
+                    Some(v) => v
+                        .as_bool()
+                        .with_context(|| format!("`sanitized` must be true or false, not {v}"))?,
+                };
+                let root = opt_string(step.get("project-root"), "project-root")?;
+                let text = self.with("export-json", |s, f| {
+                    f.call_export_json(s, handle, sanitized, root.as_deref())
+                })?;
+                if !sanitized {
+                    // As `snapshot` does: later steps use the imported copy,
+                    // which must export the same bytes.
+                    let copy =
+                        match self.with("import-json", |s, f| f.call_import_json(s, &text))? {
+                            Ok(copy) => copy,
+                            Err(e) => return Ok(Err(GuestError(e))),
+                        };
+                    self.replace(&name, copy)?;
+                    let again = self.with("export-json", |s, f| {
+                        f.call_export_json(s, copy, false, None)
+                    })?;
+                    if again != text {
+                        bail!("the imported export exports to different bytes:\n{text}\n{again}");
+                    }
+                }
+                Ok(Canonical::Str(text))
+            }
+            "merge" => {
+                let other = string(
+                    step.get("other").context("the step needs `other`")?,
+                    "other",
+                )?;
+                let theirs = self.get(&other)?;
+                self.with("merge", |s, f| f.call_merge(s, handle, theirs))?;
+                Ok(Canonical::Null)
+            }
+            "clear" => {
+                let task_id = opt_string(step.get("task-id"), "task-id")?;
+                let older_than = opt_u64(step, "older-than-ms")?;
+                let now = now()?;
+                Ok(self
+                    .with("clear", |s, f| {
+                        f.call_clear(s, handle, task_id.as_deref(), older_than, now)
+                    })?
+                    .to_canonical())
+            }
+            other => bail!(
+                "unknown op `memory-{other}` (the memory ops are memory-{})",
+                MEMORY_OPS.join(", memory-")
+            ),
+        })
+    }
+
+    /// Drops every store in the guest.
+    fn close(self) -> Result<()> {
+        for handle in self.handles.into_values() {
+            let result = self.failmem.with(|store, _| handle.resource_drop(store));
+            wt(result).context("dropping a memory store")?;
+        }
+        Ok(())
+    }
+}
+
+/// The store a memory step names: `store`, `main` by default.
+fn store_name(step: &Value) -> Result<String> {
+    match step.get("store") {
+        None | Some(Value::Null) => Ok("main".into()),
+        Some(v) => string(v, "store"),
+    }
+}
+
+fn string(v: &Value, key: &str) -> Result<String> {
+    v.as_str()
+        .map(str::to_string)
+        .with_context(|| format!("`{key}` must be a string, not {v}"))
+}
+
+fn opt_string(v: Option<&Value>, key: &str) -> Result<Option<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => string(v, key).map(Some),
+    }
+}
+
+fn opt_u64(step: &Value, key: &str) -> Result<Option<u64>> {
+    match step.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .with_context(|| format!("`{key}` must be a u64, not {v}")),
+    }
+}
+
+fn u64_field(step: &Value, key: &str) -> Result<u64> {
+    opt_u64(step, key)?.with_context(|| format!("the step needs `{key}`"))
+}
+
+/// Text for `import-json`: a string as is, any other value as compact JSON.
+fn json_text(v: &Value) -> Result<String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        other => serde_json::to_string(other).context("serializing `json`"),
+    }
+}
+
+fn category_from_json(v: &Value) -> Result<Category> {
+    parse_category(
+        v.as_str()
+            .with_context(|| format!("a category must be a string, not {v}"))?,
+    )
+}
+
+fn status_from_json(v: &Value) -> Result<AttemptStatus> {
+    match v.as_str() {
+        Some("failed") => Ok(AttemptStatus::Failed),
+        Some("succeeded") => Ok(AttemptStatus::Succeeded),
+        _ => bail!("`status` must be \"failed\" or \"succeeded\", not {v}"),
+    }
+}
+
+/// An object's fields, each asked for once; unknown keys are an error.
+fn object<'v>(v: &'v Value, what: &str, keys: &[&str]) -> Result<&'v Map<String, Value>> {
+    let map = v
+        .as_object()
+        .with_context(|| format!("{what} must be a JSON object, not {v}"))?;
+    if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
+        bail!(
+            "{what} has no field `{key}` (the fields are: {})",
+            keys.join(", ")
+        );
+    }
+    Ok(map)
+}
+
+/// A string field: absent or `null` is `""`.
+fn text_field(map: &Map<String, Value>, key: &str) -> Result<String> {
+    Ok(opt_string(map.get(key), key)?.unwrap_or_default())
+}
+
+/// A list field: absent or `null` is `[]`.
+fn list_field<T>(
+    map: &Map<String, Value>,
+    key: &str,
+    item: impl Fn(&Value) -> Result<T>,
+) -> Result<Vec<T>> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().map(item).collect(),
+        Some(v) => bail!("`{key}` must be an array, not {v}"),
+    }
+}
+
+fn strings(map: &Map<String, Value>, key: &str) -> Result<Vec<String>> {
+    list_field(map, key, |v| string(v, key))
+}
+
+/// A WIT `attempt` from a vector: absent strings are `""` and absent lists
+/// `[]`; `status` and `at` are required.
+fn attempt_from_json(v: &Value) -> Result<Attempt> {
+    let keys = [
+        "task-id",
+        "summary",
+        "approaches",
+        "failure-reason",
+        "error-output",
+        "files-touched",
+        "status",
+        "at",
+        "categories",
+        "fingerprints",
+        "lesson",
+    ];
+    let map = object(v, "attempt", &keys)?;
+    Ok(Attempt {
+        task_id: text_field(map, "task-id")?,
+        summary: text_field(map, "summary")?,
+        approaches: strings(map, "approaches")?,
+        failure_reason: text_field(map, "failure-reason")?,
+        error_output: text_field(map, "error-output")?,
+        files_touched: strings(map, "files-touched")?,
+        status: status_from_json(map.get("status").context("attempt.status is required")?)?,
+        at: map
+            .get("at")
+            .and_then(Value::as_u64)
+            .context("attempt.at is required: a u64")?,
+        categories: list_field(map, "categories", category_from_json)?,
+        fingerprints: strings(map, "fingerprints")?,
+        lesson: text_field(map, "lesson")?,
+    })
+}
+
+/// A WIT `task` from a vector: absent strings are `""` and absent lists `[]`.
+fn task_from_json(v: &Value) -> Result<Task> {
+    let map = object(
+        v,
+        "task",
+        &["id", "summary", "paths", "mentions", "categories"],
+    )?;
+    Ok(Task {
+        id: text_field(map, "id")?,
+        summary: text_field(map, "summary")?,
+        paths: strings(map, "paths")?,
+        mentions: strings(map, "mentions")?,
+        categories: list_field(map, "categories", category_from_json)?,
+    })
+}
+
+fn no_brief_options() -> BriefOptions {
+    BriefOptions {
+        threshold: None,
+        max_attempts: None,
+        token_budget: None,
+        half_life_ms: None,
+        template: None,
+    }
+}
+
+/// A WIT `brief-options` from a vector: absent fields are `none`.
+fn brief_options_from_json(v: &Value) -> Result<BriefOptions> {
+    let keys = [
+        "threshold",
+        "max-attempts",
+        "token-budget",
+        "half-life-ms",
+        "template",
+    ];
+    let map = object(v, "options", &keys)?;
+    let int = |key: &str| -> Result<Option<u64>> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .with_context(|| format!("options.{key} must be an unsigned integer, not {v}")),
+        }
+    };
+    let narrow = |key: &str, n: Option<u64>| -> Result<Option<u32>> {
+        n.map(|n| u32::try_from(n).with_context(|| format!("options.{key} must fit a u32")))
+            .transpose()
+    };
+    Ok(BriefOptions {
+        threshold: int("threshold")?
+            .map(|n| u16::try_from(n).context("options.threshold must fit a u16"))
+            .transpose()?,
+        max_attempts: narrow("max-attempts", int("max-attempts")?)?,
+        token_budget: narrow("token-budget", int("token-budget")?)?,
+        half_life_ms: int("half-life-ms")?,
+        template: opt_string(map.get("template"), "template")?,
+    })
+}
+
+impl ToCanonical for PruneReport {
+    fn to_canonical(&self) -> Canonical {
+        Canonical::object([
+            ("attempts-removed", self.attempts_removed.to_canonical()),
+            ("learnings-removed", self.learnings_removed.to_canonical()),
+            (
+                "learnings-consolidated",
+                self.learnings_consolidated.to_canonical(),
+            ),
+        ])
+    }
+}
+
+impl ToCanonical for Related {
+    fn to_canonical(&self) -> Canonical {
+        Canonical::object([
+            (
+                "attempts",
+                Canonical::Array(
+                    self.attempts
+                        .iter()
+                        .map(|s| {
+                            Canonical::object([
+                                ("score", Canonical::Int(i64::from(s.score))),
+                                ("attempt", s.attempt.to_canonical()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "learnings",
+                Canonical::Array(
+                    self.learnings
+                        .iter()
+                        .map(|s| {
+                            Canonical::object([
+                                ("score", Canonical::Int(i64::from(s.score))),
+                                ("learning", s.learning.to_canonical()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ])
     }
 }
 
