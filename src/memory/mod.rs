@@ -8,6 +8,7 @@
 pub mod attempt;
 pub mod learning;
 pub mod limits;
+mod sanitize;
 pub mod similarity;
 
 pub use attempt::{Attempt, AttemptStatus};
@@ -17,6 +18,7 @@ pub use similarity::TaskQuery;
 use crate::category::Category;
 use crate::error::Error;
 use crate::redact::redact;
+use sanitize::{generalize_path, generalize_text};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -159,36 +161,6 @@ struct ExportIn {
     version: u32,
     attempts: Vec<Attempt>,
     learnings: Vec<Learning>,
-}
-
-fn generalize_path(path: &str, root: Option<&str>) -> String {
-    if let Some(root) = root
-        .map(|r| r.trim_end_matches('/'))
-        .filter(|r| !r.is_empty())
-        && let Some(rest) = path.strip_prefix(root)
-        && (rest.is_empty() || rest.starts_with('/'))
-    {
-        return rest.trim_start_matches('/').to_string();
-    }
-    if path.starts_with('/') || path.as_bytes().get(1) == Some(&b':') {
-        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-        let tail = &parts[parts.len().saturating_sub(2)..];
-        return format!("…/{}", tail.join("/"));
-    }
-    path.to_string()
-}
-
-fn generalize_text(text: &str, root: Option<&str>) -> String {
-    text.split(' ')
-        .map(|w| {
-            if w.starts_with('/') {
-                generalize_path(w, root)
-            } else {
-                w.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 impl Store {
@@ -503,8 +475,9 @@ impl Store {
     }
 
     /// The store as versioned JSON. A sanitized export is redacted again and
-    /// generalizes absolute paths: relative to `project_root` when they are
-    /// under it, else to their last two components.
+    /// generalizes absolute paths, wherever they start in a text: relative to
+    /// `project_root` when they are under it (the root itself is `.`), else
+    /// to their last two components (see `sanitize`).
     pub fn export(&self, sanitized: bool, project_root: Option<&str>) -> String {
         let mut attempts: Vec<Attempt> = self.attempts().into_iter().cloned().collect();
         let mut learnings: Vec<Learning> = self.learnings.values().cloned().collect();

@@ -283,6 +283,55 @@ fn sanitized_exports_redact_and_generalize_paths() {
 }
 
 #[test]
+fn sanitized_exports_name_the_root_and_catch_paths_after_punctuation() {
+    let mut s = Store::new();
+    let mut a = failed(
+        "deploy",
+        "Deploy from /home/dev/site",
+        "bash cd /home/dev/site && rsync -a dist/ \"/var/www/html/site\"",
+        "cannot write '/var/www/html/site/index.html'",
+        0,
+    );
+    a.error_output = "rsync: mkdir (/var/www/html/site) failed: dest=/srv/www/out/site".into();
+    a.lesson = "Check /home/dev/site/deploy.sh.".into();
+    a.files_touched = vec!["/home/dev/site".into(), "/home/dev/site/deploy.sh".into()];
+    s.add_attempt(&a).unwrap();
+    s.learn("Never write to \"/var/www/html\" directly", None, 0)
+        .unwrap();
+    let out = s.export(true, Some("/home/dev/site"));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let attempt = &doc["attempts"][0];
+    assert_eq!(attempt["summary"], "Deploy from .");
+    assert_eq!(
+        attempt["approaches"][0],
+        "bash cd . && rsync -a dist/ \"…/html/site\""
+    );
+    assert_eq!(
+        attempt["failure-reason"],
+        "cannot write '…/site/index.html'"
+    );
+    assert_eq!(
+        attempt["error-output"],
+        "rsync: mkdir (…/html/site) failed: dest=…/out/site"
+    );
+    assert_eq!(attempt["lesson"], "Check deploy.sh.");
+    assert_eq!(
+        attempt["files-touched"],
+        serde_json::json!([".", "deploy.sh"])
+    );
+    assert_eq!(
+        doc["learnings"][0]["lesson"],
+        "Never write to \"…/www/html\" directly"
+    );
+    for secret in ["/home/dev", "/var/www", "/srv/www"] {
+        assert!(!out.contains(secret), "{secret} survived: {out}");
+    }
+    // An unsanitized export keeps every path as stored.
+    let raw = s.export(false, Some("/home/dev/site"));
+    assert!(raw.contains("Deploy from /home/dev/site\""), "{raw}");
+}
+
+#[test]
 fn bad_imports_are_clear_errors() {
     assert!(matches!(Store::import("{"), Err(Error::InvalidSnapshot(_))));
     assert!(matches!(

@@ -1,0 +1,277 @@
+//! Path generalization for sanitized exports: an export that leaves the
+//! machine names no directory outside the project.
+//!
+//! A path under the project root becomes relative to it, and the root itself
+//! becomes `.`; any other absolute path keeps only its last two components,
+//! behind `…/`. In free text an absolute path (`/…`, or a drive path such as
+//! `C:\…`) is found wherever it starts: at the start of the text, after
+//! whitespace, or after punctuation that opens or separates a value (a
+//! quote, `(`, `[`, `{`, `=`, `:`, `,`, `;`, `|`, `>`). It ends at
+//! whitespace, a quote, a closing bracket, `<`, `>`, `,`, `;`, `|` or `:`
+//! (so `src/main.rs:4:18` keeps its position), and a sentence's closing
+//! `.`, `?` or `!` stays outside it; the root before such a `.` is written
+//! `./`, so that the two dots do not read as `..`. A URL's `scheme://host`
+//! is not a path; the path of a `file:///…` URL is.
+
+/// Characters after which an absolute path may start (besides whitespace
+/// and the start of the text).
+const OPENERS: &[char] = &['"', '\'', '`', '(', '[', '{', '=', ':', ',', ';', '|', '>'];
+
+/// Characters that end a path in text (besides whitespace).
+const TERMINATORS: &[char] = &['"', '\'', '`', ')', ']', '}', '<', '>', ',', ';', '|', ':'];
+
+/// Whether an absolute path may start right after `prev` (`None`: the start
+/// of the text).
+fn opens_path(prev: Option<char>) -> bool {
+    prev.is_none_or(|c| c.is_whitespace() || OPENERS.contains(&c))
+}
+
+fn ends_path(c: char) -> bool {
+    c.is_whitespace() || TERMINATORS.contains(&c)
+}
+
+/// Whether `path` is absolute: `/…`, or a drive path `C:\…` / `C:/…`.
+fn is_absolute(path: &str) -> bool {
+    path.starts_with('/') || drive_prefix(path)
+}
+
+/// Whether `text` starts with a drive letter, `:` and a separator.
+fn drive_prefix(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'/' || b[2] == b'\\')
+}
+
+/// The part of `path` after `root`, when `path` is `root` or under it.
+fn under_root<'p>(path: &'p str, root: &str) -> Option<&'p str> {
+    let root = root.trim_end_matches(['/', '\\']);
+    if root.is_empty() {
+        return None;
+    }
+    let rest = path.strip_prefix(root)?;
+    (rest.is_empty() || rest.starts_with(['/', '\\'])).then_some(rest)
+}
+
+/// Generalizes one path: relative to `root` when it is `root` (`.`) or under
+/// it, else `…/` and its last two components when it is absolute, else
+/// unchanged.
+pub(crate) fn generalize_path(path: &str, root: Option<&str>) -> String {
+    if let Some(rest) = root.and_then(|r| under_root(path, r)) {
+        let rest = rest.trim_start_matches(['/', '\\']);
+        return if rest.is_empty() {
+            ".".to_string()
+        } else {
+            rest.to_string()
+        };
+    }
+    if is_absolute(path) {
+        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let tail = &parts[parts.len().saturating_sub(2)..];
+        return format!("…/{}", tail.join("/"));
+    }
+    path.to_string()
+}
+
+/// The absolute path `text` starts with, after a character `prev` that may
+/// open one: how many bytes to copy first (the `//` of `file:///`), and the
+/// path's length in bytes. `None` when no path starts here.
+fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
+    let (skip, body) = if text.starts_with('/') {
+        if prev == Some(':') && text.starts_with("//") {
+            // `scheme://host/…` is a URL; `file:///path` holds a path.
+            if !text.starts_with("///") {
+                return None;
+            }
+            (2, 2)
+        } else {
+            (0, 0)
+        }
+    } else if drive_prefix(text) {
+        // The drive's `:` is part of the path, not its end.
+        (0, 2)
+    } else {
+        return None;
+    };
+    let path = &text[skip..];
+    let end = path[body..]
+        .find(ends_path)
+        .map_or(path.len(), |i| body + i);
+    let token = &path[..end];
+    // A sentence's closing punctuation is not part of the path, unless the
+    // path ends in a `.` or `..` component.
+    let trimmed = token.trim_end_matches(['.', '?', '!']);
+    let token = if trimmed.len() > body + 1 && !trimmed.ends_with(['/', '\\']) {
+        trimmed
+    } else {
+        token
+    };
+    // A lone `/` (or `C:\`) names nothing.
+    (token.len() > body + 1).then_some((skip, token.len()))
+}
+
+/// Generalizes every absolute path in `text` (see the module's doc); the
+/// rest of the text is unchanged.
+pub(crate) fn generalize_text(text: &str, root: Option<&str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if opens_path(prev)
+            && let Some((skip, len)) = path_at(&text[i..], prev)
+        {
+            let path = &text[i + skip..i + skip + len];
+            let general = generalize_path(path, root);
+            i += skip + len;
+            out.push_str(&text[i - len - skip..i - len]);
+            out.push_str(&general);
+            if general == "." && text[i..].starts_with('.') {
+                out.push('/');
+            }
+            prev = path.chars().next_back();
+            continue;
+        }
+        out.push(c);
+        prev = Some(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: Option<&str> = Some("/home/dev/site");
+
+    fn text(s: &str) -> String {
+        generalize_text(s, ROOT)
+    }
+
+    #[test]
+    fn the_project_root_itself_becomes_dot() {
+        assert_eq!(generalize_path("/home/dev/site", ROOT), ".");
+        assert_eq!(generalize_path("/home/dev/site/", ROOT), ".");
+        assert_eq!(
+            generalize_path("/home/dev/site", Some("/home/dev/site/")),
+            "."
+        );
+        assert_eq!(text("Deploy from /home/dev/site"), "Deploy from .");
+        assert_eq!(text("cd /home/dev/site && make"), "cd . && make");
+        assert_eq!(text("Deploy from /home/dev/site."), "Deploy from ./.");
+        assert_eq!(text("Deploy from /home/dev/site/."), "Deploy from .");
+        assert_eq!(text("cwd=\"/home/dev/site\""), "cwd=\".\"");
+    }
+
+    #[test]
+    fn paths_under_the_root_become_relative_and_others_keep_two_components() {
+        assert_eq!(
+            generalize_path("/home/dev/site/src/main.rs", ROOT),
+            "src/main.rs"
+        );
+        assert_eq!(
+            generalize_path("/home/dev/site2/x.rs", ROOT),
+            "…/site2/x.rs"
+        );
+        assert_eq!(
+            generalize_path("/var/www/html/index.php", ROOT),
+            "…/html/index.php"
+        );
+        assert_eq!(
+            generalize_path("/var/www/html/index.php", None),
+            "…/html/index.php"
+        );
+        assert_eq!(generalize_path("src/main.rs", ROOT), "src/main.rs");
+        assert_eq!(
+            generalize_path("C:\\Users\\ana\\app\\x.rs", None),
+            "…/app/x.rs"
+        );
+        assert_eq!(
+            generalize_path("C:\\Users\\ana\\app\\x.rs", Some("C:\\Users\\ana\\app\\")),
+            "x.rs"
+        );
+        // A root of `/` alone, or empty, generalizes nothing as relative.
+        assert_eq!(generalize_path("/etc/hosts", Some("/")), "…/etc/hosts");
+        assert_eq!(generalize_path("/etc/hosts", Some("")), "…/etc/hosts");
+    }
+
+    #[test]
+    fn paths_after_quotes_and_punctuation_are_generalized() {
+        let cases = [
+            (
+                "open \"/var/www/html/index.php\" failed",
+                "open \"…/html/index.php\" failed",
+            ),
+            ("'/var/www/html/index.php'", "'…/html/index.php'"),
+            ("`/var/www/html/index.php`", "`…/html/index.php`"),
+            (
+                "at main (/home/dev/site/src/app.js:12:5)",
+                "at main (src/app.js:12:5)",
+            ),
+            (
+                "--config=/etc/nginx/nginx.conf",
+                "--config=…/nginx/nginx.conf",
+            ),
+            (
+                "PATH=/usr/local/bin:/opt/tool/bin",
+                "PATH=…/local/bin:…/tool/bin",
+            ),
+            ("error:/var/log/app.log", "error:…/log/app.log"),
+            (
+                "[/srv/data/a.csv, /srv/data/b.csv]",
+                "[…/data/a.csv, …/data/b.csv]",
+            ),
+            ("{/srv/data/a.csv}", "{…/data/a.csv}"),
+            ("a;/srv/x/y|/srv/z/w", "a;…/x/y|…/z/w"),
+            ("make 2>/tmp/build/err.log", "make 2>…/build/err.log"),
+            (
+                "lines\n/home/ana/secret/key\tnext",
+                "lines\n…/secret/key\tnext",
+            ),
+            (
+                "{\"path\":\"/home/ana/notes.txt\"}",
+                "{\"path\":\"…/ana/notes.txt\"}",
+            ),
+            ("see /home/ana/work/notes.txt.", "see …/work/notes.txt."),
+            ("is it /home/ana/work?", "is it …/ana/work?"),
+            ("open C:\\Users\\ana\\app\\x.rs", "open …/app/x.rs"),
+            ("file:///home/ana/app/index.html", "file://…/app/index.html"),
+            (
+                "src/main.rs:4:18 in /home/dev/site/src/main.rs:4:18",
+                "src/main.rs:4:18 in src/main.rs:4:18",
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(text(input), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn urls_relative_paths_and_markup_are_left_alone() {
+        for input in [
+            "request to https://registry.npmjs.org/chalk failed",
+            "rsync -a dist/ out",
+            "and/or src/main.rs ./x ../y ~/z",
+            "3 / 4 and a lone / here",
+            "</div> <br/>",
+            "s/foo/bar/g",
+            "",
+            "naïve — déjà vu",
+        ] {
+            assert_eq!(text(input), input);
+        }
+        assert_eq!(text("/home/dev/site/.."), "..");
+        assert_eq!(text("/home/dev/site/."), ".");
+    }
+
+    #[test]
+    fn no_absolute_path_survives() {
+        let inputs = [
+            "\"/var/www/a/b\" '/var/www/a/b' (/var/www/a/b) x=/var/www/a/b k:/var/www/a/b",
+            "[/var/www/a/b]{/var/www/a/b},/var/www/a/b;/var/www/a/b|/var/www/a/b>/var/www/a/b",
+            "/var/www/a/b:/var/www/a/b /var/www/a/b. /var/www/a/b? `/var/www/a/b`",
+        ];
+        for input in inputs {
+            let out = text(input);
+            assert!(!out.contains("/var/www"), "{input:?} -> {out:?}");
+        }
+    }
+}
