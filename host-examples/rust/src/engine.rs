@@ -236,6 +236,17 @@ impl Failmem {
         f(store, exports)
     }
 
+    /// Runs `f` with the store and the exports borrowed, unless they are
+    /// borrowed already (`None`): for `Drop`, which must not panic.
+    pub(crate) fn try_with<R>(
+        &self,
+        f: impl FnOnce(&mut Store<()>, &bindings::Engine) -> R,
+    ) -> Option<R> {
+        let mut instance = self.instance.try_borrow_mut().ok()?;
+        let Instance { store, exports } = &mut *instance;
+        Some(f(store, exports))
+    }
+
     /// `classifier.classify`: classifies one tool outcome with the built-in
     /// rules.
     pub fn classify(&self, outcome: &ToolOutcome) -> Result<Classification> {

@@ -2,7 +2,7 @@
 
 use crate::canonical::{Canonical, ToCanonical, category_name};
 use crate::engine::Failmem;
-use crate::memory::{BriefOptions, MemoryStore, Task};
+use crate::memory::{MemoryStore, default_brief_options, task_by_id};
 use crate::storage::{Storage, now_ms};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
@@ -90,26 +90,6 @@ pub fn format_time(ms: u64) -> String {
     format!("{year:04}-{month:02}-{d:02} {h:02}:{m:02}")
 }
 
-fn default_options() -> BriefOptions {
-    BriefOptions {
-        threshold: None,
-        max_attempts: None,
-        token_budget: None,
-        half_life_ms: None,
-        template: None,
-    }
-}
-
-fn task(id: &str) -> Task {
-    Task {
-        id: id.to_string(),
-        summary: String::new(),
-        paths: Vec::new(),
-        mentions: Vec::new(),
-        categories: Vec::new(),
-    }
-}
-
 /// Runs one command against the memory in `storage`.
 pub fn run(
     failmem: &Failmem,
@@ -152,7 +132,7 @@ pub fn run(
                 .filter(|a| a.task_id == id)
                 .collect();
             let brief = store
-                .brief(&task(&id), now, &default_options())?
+                .brief(&task_by_id(&id), now, &default_brief_options())?
                 .context("the retry brief")?;
             if json {
                 let doc = Canonical::object([
@@ -168,7 +148,7 @@ pub fn run(
         }
         Action::Learnings => {
             let store = storage.load(failmem)?;
-            let learnings = store.learnings(now)?;
+            let learnings = store.learnings(now, None)?;
             if json {
                 writeln!(out, "{}", learnings.to_canonical())?;
             } else if learnings.is_empty() {
@@ -240,7 +220,7 @@ pub fn run(
                 .with_context(|| format!("reading the export {}", file.display()))?;
             let (attempts, learnings) = storage.update(failmem, |store: &MemoryStore| {
                 store.merge(&incoming)?;
-                Ok((store.attempts()?.len(), store.learnings(now)?.len()))
+                Ok((store.attempts()?.len(), store.learnings(now, None)?.len()))
             })?;
             if json {
                 let doc = Canonical::object([

@@ -130,13 +130,7 @@ pub fn replay_with_memory(
                     mentions: Vec::new(),
                     categories: Vec::new(),
                 };
-                let options = crate::memory::BriefOptions {
-                    threshold: None,
-                    max_attempts: None,
-                    token_budget: None,
-                    half_life_ms: None,
-                    template: None,
-                };
+                let options = crate::memory::default_brief_options();
                 let brief = store
                     .brief(&query, crate::storage::now_ms(), &options)?
                     .with_context(|| format!("line {n}: the retry brief"))?;

@@ -166,7 +166,7 @@ impl Storage {
         let _lock = self.lock()?;
         let store = self.load(failmem)?;
         let result = f(&store)?;
-        store.prune(now_ms())?;
+        store.prune(now_ms(), None, None)?;
         self.save(&store)?;
         Ok(result)
     }

@@ -2,19 +2,17 @@
 //! file against the component, checks the expectations and writes the
 //! transcript.
 
-use crate::bindings::exports::failmem::core::memory as wm;
 use crate::canonical::{Canonical, ToCanonical, compare};
-use crate::engine::{Failmem, GuestError, Session, wt};
+use crate::engine::{Failmem, GuestError, Session};
 use crate::input::{config_from_json, default_config, outcome_from_json, parse_category};
 use crate::memory::{
-    Attempt, AttemptStatus, BriefOptions, PruneReport, Related, Task, session_attempt,
+    Attempt, AttemptStatus, BriefOptions, MemoryStore, Task, default_brief_options, session_attempt,
 };
 use crate::wit::{Category, RenderOptions};
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use wasmtime::component::ResourceAny;
 
 /// One vector file: its path relative to `tests/vectors/` (with `/`
 /// separators) and its path on disk.
@@ -371,46 +369,34 @@ const MEMORY_OPS: [&str; 11] = [
 /// are dropped when the case ends.
 struct Stores<'a> {
     failmem: &'a Failmem,
-    handles: BTreeMap<String, ResourceAny>,
+    stores: BTreeMap<String, MemoryStore>,
 }
 
 impl<'a> Stores<'a> {
     fn new(failmem: &'a Failmem) -> Self {
         Stores {
             failmem,
-            handles: BTreeMap::new(),
+            stores: BTreeMap::new(),
         }
-    }
-
-    /// Calls a `store` function of the component.
-    fn with<R>(
-        &self,
-        what: &str,
-        f: impl FnOnce(&mut wasmtime::Store<()>, wm::GuestStore<'_>) -> wasmtime::Result<R>,
-    ) -> Result<R> {
-        let result = self
-            .failmem
-            .with(|store, e| f(store, e.failmem_core_memory().store()));
-        wt(result).with_context(|| format!("calling store.{what}"))
     }
 
     /// The store named `name`, created empty if no step named it before.
-    fn get(&mut self, name: &str) -> Result<ResourceAny> {
-        if let Some(handle) = self.handles.get(name) {
-            return Ok(*handle);
+    fn get(&mut self, name: &str) -> Result<&MemoryStore> {
+        if !self.stores.contains_key(name) {
+            let store = MemoryStore::new(self.failmem)?;
+            self.stores.insert(name.to_string(), store);
         }
-        let handle = self.with("constructor", |s, f| f.call_constructor(s))?;
-        self.handles.insert(name.to_string(), handle);
-        Ok(handle)
+        self.stores
+            .get(name)
+            .with_context(|| format!("no memory store named {name:?}"))
     }
 
-    /// Makes `handle` the store named `name`, dropping the one it replaces.
-    fn replace(&mut self, name: &str, handle: ResourceAny) -> Result<()> {
-        if let Some(old) = self.handles.insert(name.to_string(), handle) {
-            let result = self.failmem.with(|store, _| old.resource_drop(store));
-            wt(result).context("dropping a replaced memory store")?;
+    /// Makes `store` the store named `name`, dropping the one it replaces.
+    fn replace(&mut self, name: &str, store: MemoryStore) -> Result<()> {
+        match self.stores.insert(name.to_string(), store) {
+            Some(old) => old.close().context("dropping a replaced memory store"),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The export of the store a step names, to check that a failed call
@@ -422,46 +408,38 @@ impl<'a> Stores<'a> {
         if !memory_op.starts_with("memory-") {
             return Ok(None);
         }
-        let handle = self.get(&store_name(step)?)?;
-        self.with("export-json", |s, f| {
-            f.call_export_json(s, handle, false, None)
-        })
-        .map(Some)
+        self.get(&store_name(step)?)?
+            .export_json(false, None)
+            .map(Some)
     }
 
     /// Runs the memory op `op` (without its `memory-` prefix).
     fn call_op(&mut self, op: &str, step: &Value) -> Result<StepResult> {
         let name = store_name(step)?;
-        if op == "import" {
-            let text = json_text(
-                step.get("json")
-                    .context("`memory-import` step needs `json`")?,
-            )?;
-            let imported = self.with("import-json", |s, f| f.call_import_json(s, &text))?;
-            return Ok(match imported {
-                Ok(handle) => {
-                    self.replace(&name, handle)?;
-                    Ok(Canonical::Null)
-                }
-                Err(e) => Err(GuestError(e)),
-            });
-        }
-        let handle = self.get(&name)?;
         let options = || match step.get("options") {
-            None | Some(Value::Null) => Ok(no_brief_options()),
+            None | Some(Value::Null) => Ok(default_brief_options()),
             Some(v) => brief_options_from_json(v),
         };
         let task = || task_from_json(step.get("task").context("the step needs `task`")?);
         let now = || u64_field(step, "now");
         Ok(match op {
+            "import" => {
+                let text = json_text(
+                    step.get("json")
+                        .context("`memory-import` step needs `json`")?,
+                )?;
+                match MemoryStore::import_json(self.failmem, &text)? {
+                    Ok(imported) => {
+                        self.replace(&name, imported)?;
+                        Ok(Canonical::Null)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
             "add-attempt" => {
                 let attempt =
                     attempt_from_json(step.get("attempt").context("the step needs `attempt`")?)?;
-                self.with("add-attempt", |s, f| {
-                    f.call_add_attempt(s, handle, &attempt)
-                })?
-                .map(Canonical::Str)
-                .map_err(GuestError)
+                self.get(&name)?.add_attempt(&attempt)?.map(Canonical::Str)
             }
             "learn" => {
                 let lesson = string(
@@ -473,47 +451,34 @@ impl<'a> Stores<'a> {
                     Some(v) => Some(category_from_json(v)?),
                 };
                 let now = now()?;
-                self.with("learn", |s, f| {
-                    f.call_learn(s, handle, &lesson, category, now)
-                })?
-                .map(|l| l.to_canonical())
-                .map_err(GuestError)
+                self.get(&name)?
+                    .learn(&lesson, category, now)?
+                    .map(|l| l.to_canonical())
             }
-            "attempts" => Ok(self
-                .with("attempts", |s, f| f.call_attempts(s, handle))?
-                .to_canonical()),
+            "attempts" => Ok(self.get(&name)?.attempts()?.to_canonical()),
             "learnings" => {
                 let (now, half_life) = (now()?, opt_u64(step, "half-life-ms")?);
-                Ok(self
-                    .with("learnings", |s, f| {
-                        f.call_learnings(s, handle, now, half_life)
-                    })?
-                    .to_canonical())
+                Ok(self.get(&name)?.learnings(now, half_life)?.to_canonical())
             }
             "related" => {
                 let (task, now, options) = (task()?, now()?, options()?);
-                self.with("related", |s, f| {
-                    f.call_related(s, handle, &task, now, &options)
-                })?
-                .map(|r| r.to_canonical())
-                .map_err(GuestError)
+                self.get(&name)?
+                    .related(&task, now, &options)?
+                    .map(|r| r.to_canonical())
             }
             "brief" => {
                 let (task, now, options) = (task()?, now()?, options()?);
-                self.with("brief", |s, f| {
-                    f.call_brief(s, handle, &task, now, &options)
-                })?
-                .map(Canonical::Str)
-                .map_err(GuestError)
+                self.get(&name)?
+                    .brief(&task, now, &options)?
+                    .map(Canonical::Str)
             }
             "prune" => {
                 let now = now()?;
                 let attempt_ttl = opt_u64(step, "attempt-ttl-ms")?;
                 let learning_ttl = opt_u64(step, "learning-ttl-ms")?;
                 Ok(self
-                    .with("prune", |s, f| {
-                        f.call_prune(s, handle, now, attempt_ttl, learning_ttl)
-                    })?
+                    .get(&name)?
+                    .prune(now, attempt_ttl, learning_ttl)?
                     .to_canonical())
             }
             "export" => {
@@ -524,21 +489,16 @@ impl<'a> Stores<'a> {
                         .with_context(|| format!("`sanitized` must be true or false, not {v}"))?,
                 };
                 let root = opt_string(step.get("project-root"), "project-root")?;
-                let text = self.with("export-json", |s, f| {
-                    f.call_export_json(s, handle, sanitized, root.as_deref())
-                })?;
+                let text = self.get(&name)?.export_json(sanitized, root.as_deref())?;
                 if !sanitized {
                     // As `snapshot` does: later steps use the imported copy,
                     // which must export the same bytes.
-                    let copy =
-                        match self.with("import-json", |s, f| f.call_import_json(s, &text))? {
-                            Ok(copy) => copy,
-                            Err(e) => return Ok(Err(GuestError(e))),
-                        };
+                    let copy = match MemoryStore::import_json(self.failmem, &text)? {
+                        Ok(copy) => copy,
+                        Err(e) => return Ok(Err(e)),
+                    };
+                    let again = copy.export_json(false, None)?;
                     self.replace(&name, copy)?;
-                    let again = self.with("export-json", |s, f| {
-                        f.call_export_json(s, copy, false, None)
-                    })?;
                     if again != text {
                         bail!("the imported export exports to different bytes:\n{text}\n{again}");
                     }
@@ -550,8 +510,16 @@ impl<'a> Stores<'a> {
                     step.get("other").context("the step needs `other`")?,
                     "other",
                 )?;
-                let theirs = self.get(&other)?;
-                self.with("merge", |s, f| f.call_merge(s, handle, theirs))?;
+                // Both exist before either is borrowed; a store merged with
+                // itself is passed as both.
+                self.get(&other)?;
+                self.get(&name)?;
+                let named = |n: &str| {
+                    self.stores
+                        .get(n)
+                        .with_context(|| format!("no memory store named {n:?}"))
+                };
+                named(&name)?.merge(named(&other)?)?;
                 Ok(Canonical::Null)
             }
             "clear" => {
@@ -559,9 +527,8 @@ impl<'a> Stores<'a> {
                 let older_than = opt_u64(step, "older-than-ms")?;
                 let now = now()?;
                 Ok(self
-                    .with("clear", |s, f| {
-                        f.call_clear(s, handle, task_id.as_deref(), older_than, now)
-                    })?
+                    .get(&name)?
+                    .clear(task_id.as_deref(), older_than, now)?
                     .to_canonical())
             }
             other => bail!(
@@ -573,9 +540,8 @@ impl<'a> Stores<'a> {
 
     /// Drops every store in the guest.
     fn close(self) -> Result<()> {
-        for handle in self.handles.into_values() {
-            let result = self.failmem.with(|store, _| handle.resource_drop(store));
-            wt(result).context("dropping a memory store")?;
+        for store in self.stores.into_values() {
+            store.close().context("dropping a memory store")?;
         }
         Ok(())
     }
@@ -726,16 +692,6 @@ fn task_from_json(v: &Value) -> Result<Task> {
     })
 }
 
-fn no_brief_options() -> BriefOptions {
-    BriefOptions {
-        threshold: None,
-        max_attempts: None,
-        token_budget: None,
-        half_life_ms: None,
-        template: None,
-    }
-}
-
 /// A WIT `brief-options` from a vector: absent fields are `none`.
 fn brief_options_from_json(v: &Value) -> Result<BriefOptions> {
     let keys = [
@@ -768,54 +724,6 @@ fn brief_options_from_json(v: &Value) -> Result<BriefOptions> {
         half_life_ms: int("half-life-ms")?,
         template: opt_string(map.get("template"), "template")?,
     })
-}
-
-impl ToCanonical for PruneReport {
-    fn to_canonical(&self) -> Canonical {
-        Canonical::object([
-            ("attempts-removed", self.attempts_removed.to_canonical()),
-            ("learnings-removed", self.learnings_removed.to_canonical()),
-            (
-                "learnings-consolidated",
-                self.learnings_consolidated.to_canonical(),
-            ),
-        ])
-    }
-}
-
-impl ToCanonical for Related {
-    fn to_canonical(&self) -> Canonical {
-        Canonical::object([
-            (
-                "attempts",
-                Canonical::Array(
-                    self.attempts
-                        .iter()
-                        .map(|s| {
-                            Canonical::object([
-                                ("score", Canonical::Int(i64::from(s.score))),
-                                ("attempt", s.attempt.to_canonical()),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-            (
-                "learnings",
-                Canonical::Array(
-                    self.learnings
-                        .iter()
-                        .map(|s| {
-                            Canonical::object([
-                                ("score", Canonical::Int(i64::from(s.score))),
-                                ("learning", s.learning.to_canonical()),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-        ])
-    }
 }
 
 /// Checks a step's expectation; `Some` describes the first difference.

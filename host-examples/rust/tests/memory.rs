@@ -116,7 +116,9 @@ fn two_concurrent_writers_lose_no_update() {
     }
     let failmem = Failmem::load(&default_component_path()).unwrap();
     let store = Storage::new(&dir).load(&failmem).unwrap();
-    let lessons = store.learnings(failmem_host::storage::now_ms()).unwrap();
+    let lessons = store
+        .learnings(failmem_host::storage::now_ms(), None)
+        .unwrap();
     assert_eq!(lessons.len(), 30, "every update from both writers is kept");
     assert!(!dir.join("lock").exists(), "the lock is released");
 }
@@ -202,4 +204,116 @@ fn learn_clear_export_and_import() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 learnings"));
     assert!(run(&["memory", "clear", "--json"]).contains("\"removed\":1"));
     assert!(run(&["memory", "learnings"]).contains("no learnings"));
+}
+
+const HOUR: u64 = 60 * 60 * 1000;
+const DAY: u64 = 24 * HOUR;
+const T0: u64 = 1_700_000_000_000;
+
+fn attempt(task: &str, approach: &str, at: u64) -> failmem_host::memory::Attempt {
+    failmem_host::memory::Attempt {
+        task_id: task.into(),
+        summary: "Colour the orders report".into(),
+        approaches: vec![approach.into()],
+        failure_reason: "chalk is not installed".into(),
+        error_output: "Error: Cannot find module 'chalk'".into(),
+        files_touched: vec!["scripts/report.mjs".into()],
+        status: failmem_host::memory::AttemptStatus::Failed,
+        at,
+        categories: vec![failmem_host::wit::Category::MissingDependency],
+        fingerprints: Vec::new(),
+        lesson: String::new(),
+    }
+}
+
+#[test]
+fn the_wrapper_passes_related_half_life_and_ttls_through() {
+    use failmem_host::memory::{default_brief_options, task_by_id};
+    let failmem = Failmem::load(&default_component_path()).unwrap();
+    let store = MemoryStore::new(&failmem).unwrap();
+    for (i, task) in ["orders-report", "orders-report"].iter().enumerate() {
+        store
+            .add_attempt(&attempt(task, "bash npm install chalk", T0 + i as u64))
+            .unwrap()
+            .unwrap();
+    }
+    store
+        .learn("The registry is unreachable", None, T0)
+        .unwrap()
+        .unwrap();
+
+    // related: the same task id is a full match; the manual learning is
+    // always related.
+    let related = store
+        .related(
+            &task_by_id("orders-report"),
+            T0 + 1,
+            &default_brief_options(),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(related.attempts.len(), 2);
+    assert!(related.attempts.iter().all(|a| a.score == 1000));
+    assert!(related.learnings.iter().any(|l| l.learning.manual));
+    let unrelated = store
+        .related(&task_by_id("docs"), T0 + 1, &default_brief_options())
+        .unwrap()
+        .unwrap();
+    assert!(unrelated.attempts.is_empty());
+    let json = failmem_host::to_json(&related);
+    assert!(
+        json.starts_with(
+            "{\"attempts\":[{\"score\":1000,\"attempt\":{\"task-id\":\"orders-report\""
+        ),
+        "{json}"
+    );
+
+    // A refused related call is the guest's error and changes nothing.
+    let before = store.export_json(false, None).unwrap();
+    let mut bad = default_brief_options();
+    bad.threshold = Some(1001);
+    let err = store
+        .related(&task_by_id("orders-report"), T0, &bad)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.case(), "invalid-config");
+    assert_eq!(store.export_json(false, None).unwrap(), before);
+
+    // learnings: the half-life is passed through (manual: 1000 at first).
+    let confidence = |half_life: Option<u64>| {
+        store
+            .learnings(T0 + DAY, half_life)
+            .unwrap()
+            .iter()
+            .find(|l| l.manual)
+            .map(|l| l.confidence)
+            .unwrap()
+    };
+    assert_eq!(confidence(Some(DAY)), 500, "one half-life later");
+    assert!(confidence(None) > 800, "the 7-day default decays slowly");
+
+    // A store merged with itself is unchanged.
+    let before = store.export_json(false, None).unwrap();
+    store.merge(&store).unwrap();
+    assert_eq!(store.export_json(false, None).unwrap(), before);
+
+    // prune: both TTLs are passed through.
+    let kept = store.prune(T0 + 2 * HOUR, Some(3 * HOUR), None).unwrap();
+    assert_eq!((kept.attempts_removed, kept.learnings_removed), (0, 0));
+    assert_eq!(store.attempts().unwrap().len(), 2);
+    let pruned = store.prune(T0 + 2 * HOUR, Some(HOUR), None).unwrap();
+    assert_eq!(pruned.attempts_removed, 2);
+    assert_eq!(pruned.learnings_removed, 0, "30 days by default");
+    assert!(pruned.learnings_consolidated >= 1, "{pruned:?}");
+    assert!(store.attempts().unwrap().is_empty());
+    assert!(
+        failmem_host::to_json(&pruned).starts_with("{\"attempts-removed\":2,"),
+        "{}",
+        failmem_host::to_json(&pruned)
+    );
+    let learnings = store.learnings(T0 + 2 * HOUR, None).unwrap().len();
+    let expired = store.prune(T0 + 2 * HOUR, None, Some(HOUR)).unwrap();
+    assert_eq!(expired.learnings_removed as usize, learnings);
+    assert!(store.learnings(T0 + 2 * HOUR, None).unwrap().is_empty());
+    store.close().unwrap();
 }
