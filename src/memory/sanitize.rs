@@ -8,7 +8,8 @@
 //! whitespace, or after punctuation that opens or separates a value (a
 //! quote, `(`, `[`, `{`, `=`, `:`, `,`, `;`, `|`, `>`). It ends at
 //! whitespace, a quote, a closing bracket, `<`, `>`, `,`, `;`, `|` or `:`
-//! (so `src/main.rs:4:18` keeps its position), and a sentence's closing
+//! (so `src/main.rs:4:18` keeps its position) or where another one starts
+//! after an opening character, and a sentence's closing
 //! `.`, `?` or `!` stays outside it; the root before such a `.` is written
 //! `./`, so that the two dots do not read as `..`. A URL's `scheme://host`
 //! is not a path; the path of a `file:///…` URL is.
@@ -30,9 +31,14 @@ fn ends_path(c: char) -> bool {
     c.is_whitespace() || TERMINATORS.contains(&c)
 }
 
+/// Whether `text` starts with an absolute path.
+fn starts_path(text: &str) -> bool {
+    text.starts_with('/') || drive_prefix(text)
+}
+
 /// Whether `path` is absolute: `/…`, or a drive path `C:\…` / `C:/…`.
 fn is_absolute(path: &str) -> bool {
-    path.starts_with('/') || drive_prefix(path)
+    starts_path(path)
 }
 
 /// Whether `text` starts with a drive letter, `:` and a separator.
@@ -59,12 +65,19 @@ pub(crate) fn generalize_path(path: &str, root: Option<&str>) -> String {
         let rest = rest.trim_start_matches(['/', '\\']);
         return if rest.is_empty() {
             ".".to_string()
+        } else if is_absolute(rest) {
+            // `root/C:\…`: what follows the root is itself absolute.
+            generalize_path(rest, root)
         } else {
             rest.to_string()
         };
     }
     if is_absolute(path) {
         let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        if parts.is_empty() {
+            // Separators alone name nothing.
+            return path.to_string();
+        }
         let tail = &parts[parts.len().saturating_sub(2)..];
         return format!("…/{}", tail.join("/"));
     }
@@ -81,7 +94,7 @@ fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
             if !text.starts_with("///") {
                 return None;
             }
-            (2, 2)
+            (2, 0)
         } else {
             (0, 0)
         }
@@ -92,9 +105,14 @@ fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
         return None;
     };
     let path = &text[skip..];
+    // It ends at a terminator, or at an opener that starts another path
+    // (`/a/x.rs(/b/y.rs`), so that one is generalized on its own.
     let end = path[body..]
-        .find(ends_path)
-        .map_or(path.len(), |i| body + i);
+        .char_indices()
+        .find(|&(j, c)| {
+            ends_path(c) || (OPENERS.contains(&c) && starts_path(&path[body + j + c.len_utf8()..]))
+        })
+        .map_or(path.len(), |(j, _)| body + j);
     let token = &path[..end];
     // A sentence's closing punctuation is not part of the path, unless the
     // path ends in a `.` or `..` component.
@@ -104,8 +122,9 @@ fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
     } else {
         token
     };
-    // A lone `/` (or `C:\`) names nothing.
-    (token.len() > body + 1).then_some((skip, token.len()))
+    // Separators alone (`/`, `//`, `C:\`) name nothing.
+    let names = token[body..].contains(|c: char| c != '/' && c != '\\');
+    names.then_some((skip, token.len()))
 }
 
 /// Generalizes every absolute path in `text` (see the module's doc); the
@@ -188,6 +207,10 @@ mod tests {
             generalize_path("C:\\Users\\ana\\app\\x.rs", Some("C:\\Users\\ana\\app\\")),
             "x.rs"
         );
+        assert_eq!(
+            generalize_path("/home/dev/site//C:\\a\\b\\c", ROOT),
+            "…/b/c"
+        );
         // A root of `/` alone, or empty, generalizes nothing as relative.
         assert_eq!(generalize_path("/etc/hosts", Some("/")), "…/etc/hosts");
         assert_eq!(generalize_path("/etc/hosts", Some("")), "…/etc/hosts");
@@ -234,6 +257,12 @@ mod tests {
             ("is it /home/ana/work?", "is it …/ana/work?"),
             ("open C:\\Users\\ana\\app\\x.rs", "open …/app/x.rs"),
             ("file:///home/ana/app/index.html", "file://…/app/index.html"),
+            ("file:///a", "file://…/a"),
+            (
+                "/home/dev/site/run.sh=/var/www/x/y (/opt/a/b[/opt/c/d",
+                "run.sh=…/x/y (…/a/b[…/c/d",
+            ),
+            ("/var/app/pages/[id].tsx", "…/pages/[id].tsx"),
             (
                 "src/main.rs:4:18 in /home/dev/site/src/main.rs:4:18",
                 "src/main.rs:4:18 in src/main.rs:4:18",
@@ -250,7 +279,7 @@ mod tests {
             "request to https://registry.npmjs.org/chalk failed",
             "rsync -a dist/ out",
             "and/or src/main.rs ./x ../y ~/z",
-            "3 / 4 and a lone / here",
+            "3 / 4 and a lone / here, // or C:\\",
             "</div> <br/>",
             "s/foo/bar/g",
             "",
@@ -272,6 +301,123 @@ mod tests {
         for input in inputs {
             let out = text(input);
             assert!(!out.contains("/var/www"), "{input:?} -> {out:?}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift): the same texts on every
+    /// run, no extra dependency.
+    fn generator() -> impl FnMut() -> u64 {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    #[test]
+    fn generated_texts_never_panic_and_keep_no_planted_path() {
+        // Pieces glued with no separator: paths, URLs, punctuation and
+        // non-ASCII text in every order.
+        let pieces = [
+            "/var/www/a/b",
+            "/home/dev/site",
+            "/home/dev/site/src/x.rs",
+            " C:\\Users\\x\\y",
+            "https://h.io/p",
+            "file:///srv/data/q",
+            " ",
+            "\n",
+            "\"",
+            "'",
+            "(",
+            ")",
+            "[",
+            "{",
+            "=",
+            ":",
+            ",",
+            ";",
+            "|",
+            "<",
+            ">",
+            ".",
+            "?",
+            "!",
+            "/",
+            "//",
+            "\\",
+            "…",
+            "é",
+            "漢",
+            "word",
+            "a/b",
+            "~",
+        ];
+        let mut next = generator();
+        for _ in 0..20_000 {
+            let n = (next() % 12) as usize;
+            let input: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let once = text(&input);
+            // A planted path is gone when every occurrence starts where a
+            // path may start (after an opener, or as a `file:///` path).
+            for planted in ["/var/www", "/home/dev", "/srv/data"] {
+                let mut found = input.match_indices(planted).peekable();
+                if found.peek().is_none() {
+                    continue;
+                }
+                let all_open = found.all(|(i, _)| {
+                    let before = &input[..i];
+                    opens_path(before.chars().next_back()) || before.ends_with("://")
+                });
+                assert!(
+                    !all_open || !once.contains(planted),
+                    "{planted} survived in {input:?} -> {once:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn generalizing_ordinary_text_twice_changes_nothing() {
+        let words = [
+            "\"/var/www/a/b\"",
+            "(/home/dev/site/src/x.rs:4:5)",
+            "--log=/var/log/x/y.log",
+            "file:///srv/data/q",
+            "https://h.io/p/q",
+            "/home/dev/site.",
+            "/home/dev/site",
+            "C:\\Users\\x\\y",
+            "'/opt/a/b'",
+            "[/opt/c/d,",
+            "word",
+            "a/b",
+            "./x",
+            "…/a/b",
+            "PATH=/usr/bin:/usr/local/bin",
+            "2>/dev/null",
+            "x.rs:4",
+            "é漢",
+        ];
+        let separators = [" ", "\n", ", ", "\t"];
+        let mut next = generator();
+        for _ in 0..5_000 {
+            let n = (next() % 10) as usize;
+            let mut input = String::new();
+            for _ in 0..n {
+                input.push_str(words[(next() % words.len() as u64) as usize]);
+                input.push_str(separators[(next() % separators.len() as u64) as usize]);
+            }
+            let once = text(&input);
+            assert_eq!(text(&once), once, "{input:?}");
+            assert!(
+                !once.contains("/var/www") && !once.contains("/home/dev"),
+                "{once:?}"
+            );
         }
     }
 }
