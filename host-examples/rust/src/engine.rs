@@ -11,6 +11,7 @@ use crate::bindings::exports::failmem::core::tracker::{
     Config, FailureRecord, Ledger, Pattern, RenderOptions, Stats, StepReport,
 };
 use crate::bindings::exports::failmem::core::types::{Classification, Error, ToolOutcome};
+use crate::cache::{CacheOutcome, ComponentCache};
 use anyhow::{Context, Result, bail};
 use std::cell::RefCell;
 use std::fmt;
@@ -125,24 +126,40 @@ pub struct Failmem {
     path: PathBuf,
     engine: Engine,
     component: Component,
+    cache: CacheOutcome,
     instance: Rc<RefCell<Instance>>,
 }
 
 impl fmt::Debug for Failmem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Failmem").field("path", &self.path).finish()
+        f.debug_struct("Failmem")
+            .field("path", &self.path)
+            .field("cache", &self.cache.status)
+            .finish()
     }
 }
 
 impl Failmem {
-    /// Loads the component at [`default_component_path`].
+    /// Loads the component at [`default_component_path`], with the cache the
+    /// environment configures.
     pub fn load_default() -> Result<Self> {
         Self::load(&default_component_path())
     }
 
-    /// Compiles and instantiates the component at `path`. The component
-    /// imports nothing, so the linker is empty and there is no WASI.
+    /// Loads and instantiates the component at `path`, with the cache the
+    /// environment configures ([`ComponentCache::from_env`]: `$FAILMEM_CACHE_DIR`,
+    /// else `$XDG_CACHE_HOME/failmem`, else `~/.cache/failmem`;
+    /// `FAILMEM_CACHE_DIR=off` turns it off). The component imports nothing,
+    /// so the linker is empty and there is no WASI.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_with(path, &ComponentCache::from_env())
+    }
+
+    /// Loads and instantiates the component at `path`, from a precompiled
+    /// artifact in `cache` if it holds one for these bytes and this engine,
+    /// else compiling it (and storing the artifact). Problems of the cache
+    /// itself never fail the load; [`Failmem::cache`] reports them.
+    pub fn load_with(path: &Path, cache: &ComponentCache) -> Result<Self> {
         if !path.is_file() {
             bail!(
                 "no failmem component at {}: run `cargo xtask build` first, \
@@ -150,8 +167,10 @@ impl Failmem {
                 path.display()
             );
         }
+        let wasm =
+            std::fs::read(path).with_context(|| format!("reading component {}", path.display()))?;
         let engine = Engine::default();
-        let component = wt(Component::from_file(&engine, path)).with_context(|| {
+        let (component, cache) = cache.load_component(&engine, &wasm).with_context(|| {
             format!(
                 "loading component {} (rebuild it with `cargo xtask build`)",
                 path.display()
@@ -173,6 +192,7 @@ impl Failmem {
             path: path.to_path_buf(),
             engine,
             component,
+            cache,
             instance: Rc::new(RefCell::new(Instance { store, exports })),
         })
     }
@@ -185,6 +205,11 @@ impl Failmem {
     /// The wasmtime engine the component was compiled with.
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// What the component cache did: whether the component came from it.
+    pub fn cache(&self) -> &CacheOutcome {
+        &self.cache
     }
 
     /// The compiled component, for type introspection.

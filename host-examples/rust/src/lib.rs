@@ -5,6 +5,12 @@
 //! `tracker` exports through typed bindings generated from the repository's
 //! `wit/`, and converts every result to canonical JSON (tests/README.md).
 //!
+//! Compiling the component takes seconds, so [`Failmem::load`] keeps the
+//! compiled code in a cache ([`cache`]: `$FAILMEM_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/failmem`, else `~/.cache/failmem`; `off` turns it off)
+//! and later loads take milliseconds. [`Failmem::load_with`] takes the
+//! [`ComponentCache`] to use.
+//!
 //! ```no_run
 //! use failmem_host::{Failmem, Session, input};
 //!
@@ -21,7 +27,9 @@
 //! # }
 //! ```
 
-#![forbid(unsafe_code)]
+// One function may use `unsafe`: `precompiled::decode`, which loads a
+// precompiled component from the cache (its SAFETY comment says why).
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 /// The bindings `wasmtime::component::bindgen!` generates from `wit/`
@@ -34,17 +42,20 @@ pub mod bindings {
     });
 }
 
+pub mod cache;
 pub mod canonical;
 pub mod engine;
 pub mod input;
 pub mod memory;
 pub mod memory_cli;
+pub mod precompiled;
 pub mod replay;
 pub mod resilient;
 pub mod storage;
 pub mod trace;
 pub mod vectors;
 
+pub use cache::{CacheOutcome, CacheStatus, ComponentCache};
 pub use canonical::{Canonical, ToCanonical};
 pub use engine::{
     COMPONENT_ENV, Failmem, GuestError, Payload, Session, default_component_path, workspace_root,

@@ -4,13 +4,16 @@
 //! outcomes from stdin, `info` describes the component and `rules` lists
 //! the built-in classification rules. A malformed trace line exits with
 //! status 2; every other error with status 1.
+//!
+//! The compiled component is cached (`failmem_host::cache`): the first call
+//! compiles it, later calls load the precompiled artifact in milliseconds.
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use failmem_host::canonical::{Canonical, ToCanonical, category_name};
 use failmem_host::storage::Storage;
 use failmem_host::trace::{TraceError, TraceEvent, parse_lines, parse_trace};
-use failmem_host::{Failmem, input, memory_cli, replay};
+use failmem_host::{CacheStatus, ComponentCache, Failmem, input, memory_cli, replay};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,6 +26,13 @@ struct Cli {
     /// target/component/failmem.wasm in the workspace (`cargo xtask build`).
     #[arg(long, global = true, value_name = "PATH")]
     component: Option<PathBuf>,
+
+    /// Compile the component without the precompiled-component cache (read
+    /// nothing, write nothing). The cache is $FAILMEM_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/failmem, else ~/.cache/failmem; FAILMEM_CACHE_DIR=off
+    /// turns it off too.
+    #[arg(long, global = true)]
+    no_cache: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -61,7 +71,8 @@ enum Command {
     /// Classify tool lines read from stdin (trace `tool` lines; `type` may
     /// be left out) and print one canonical-JSON classification per line.
     Classify,
-    /// Describe the component: path, size, WIT package, imports, exports.
+    /// Describe the component: path, size, WIT package, imports, exports,
+    /// and whether it came from the precompiled-component cache.
     Info {
         /// Print one JSON object.
         #[arg(long)]
@@ -105,6 +116,15 @@ fn run(cli: Cli) -> Result<()> {
     let path = cli
         .component
         .unwrap_or_else(failmem_host::default_component_path);
+    let cache = if cli.no_cache {
+        ComponentCache::disabled()
+    } else {
+        ComponentCache::from_env()
+    };
+    let load = Loader {
+        path: &path,
+        cache: &cache,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match cli.command {
@@ -114,7 +134,7 @@ fn run(cli: Cli) -> Result<()> {
             config,
             memory,
         } => cmd_replay(
-            &path,
+            load,
             &trace,
             json,
             config.as_deref(),
@@ -125,22 +145,29 @@ fn run(cli: Cli) -> Result<()> {
             memory,
             json,
             action,
-        } => memory_cli::run(
-            &Failmem::load(&path)?,
-            &Storage::new(memory),
-            json,
-            action,
-            &mut out,
-        )?,
-        Command::Classify => cmd_classify(&path, &mut out)?,
-        Command::Info { json } => cmd_info(&path, json, &mut out)?,
-        Command::Rules { json } => cmd_rules(&path, json, &mut out)?,
+        } => memory_cli::run(&load.load()?, &Storage::new(memory), json, action, &mut out)?,
+        Command::Classify => cmd_classify(load, &mut out)?,
+        Command::Info { json } => cmd_info(load, json, &mut out)?,
+        Command::Rules { json } => cmd_rules(load, json, &mut out)?,
     }
     out.flush().context("writing to stdout")
 }
 
+/// The component to load and the cache to load it with.
+#[derive(Clone, Copy)]
+struct Loader<'a> {
+    path: &'a Path,
+    cache: &'a ComponentCache,
+}
+
+impl Loader<'_> {
+    fn load(self) -> Result<Failmem> {
+        Failmem::load_with(self.path, self.cache)
+    }
+}
+
 fn cmd_replay(
-    component: &Path,
+    component: Loader<'_>,
     trace: &Path,
     json: bool,
     config: Option<&Path>,
@@ -161,19 +188,19 @@ fn cmd_replay(
     let text = std::fs::read_to_string(trace)
         .with_context(|| format!("reading trace {}", trace.display()))?;
     let lines = parse_trace(&text).with_context(|| format!("reading trace {}", trace.display()))?;
-    let failmem = Failmem::load(component)?;
+    let failmem = component.load()?;
     let storage = memory.map(Storage::new);
     replay::replay_with_memory(&failmem, &config, &lines, json, storage.as_ref(), out)
         .with_context(|| format!("replaying {}", trace.display()))
 }
 
-fn cmd_classify(component: &Path, out: &mut impl Write) -> Result<()> {
+fn cmd_classify(component: Loader<'_>, out: &mut impl Write) -> Result<()> {
     let mut text = String::new();
     std::io::stdin()
         .read_to_string(&mut text)
         .context("reading tool lines from stdin")?;
     let lines = parse_lines(&text, true).context("reading tool lines from stdin")?;
-    let failmem = Failmem::load(component)?;
+    let failmem = component.load()?;
     for line in &lines {
         if let TraceEvent::Tool(outcome) = &line.event {
             let classification = failmem
@@ -185,8 +212,11 @@ fn cmd_classify(component: &Path, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn cmd_info(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
-    let failmem = Failmem::load(component)?;
+fn cmd_info(loader: Loader<'_>, json: bool, out: &mut impl Write) -> Result<()> {
+    let failmem = loader.load()?;
+    let component = loader.path;
+    let cache = failmem.cache();
+    let cache_file = cache.file.as_ref().map(|f| f.display().to_string());
     let bytes = std::fs::metadata(component)
         .with_context(|| format!("reading the size of {}", component.display()))?
         .len();
@@ -206,6 +236,18 @@ fn cmd_info(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
             ("package", Canonical::Str(package)),
             ("imports", names(&imports)),
             ("exports", names(&exports)),
+            (
+                "cache",
+                Canonical::object([
+                    ("status", Canonical::Str(cache.status.as_str().into())),
+                    ("from-cache", Canonical::Bool(cache.from_cache())),
+                    ("file", cache_file.map_or(Canonical::Null, Canonical::Str)),
+                    (
+                        "note",
+                        cache.note.clone().map_or(Canonical::Null, Canonical::Str),
+                    ),
+                ]),
+            ),
         ]);
         writeln!(out, "{info}").context("writing to stdout")?;
         return Ok(());
@@ -217,12 +259,22 @@ fn cmd_info(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
             names.to_vec()
         }
     };
-    let rows: [(&str, Vec<String>); 5] = [
+    let mut cache_lines = vec![match cache.status {
+        CacheStatus::Hit => "hit: loaded precompiled, not compiled".to_string(),
+        CacheStatus::Stored => "stored: compiled, precompiled for next time".to_string(),
+        CacheStatus::Replaced => "replaced: compiled, the unusable entry replaced".to_string(),
+        CacheStatus::NotStored => "not-stored: compiled, the entry not written".to_string(),
+        CacheStatus::Off => "off: compiled, nothing cached".to_string(),
+    }];
+    cache_lines.extend(cache_file);
+    cache_lines.extend(cache.note.clone());
+    let rows: [(&str, Vec<String>); 6] = [
         ("component", vec![component.display().to_string()]),
         ("bytes", vec![bytes.to_string()]),
         ("package", vec![package]),
         ("imports", list(&imports)),
         ("exports", list(&exports)),
+        ("cache", cache_lines),
     ];
     let width = rows.iter().map(|(k, _)| k.len() + 1).max().unwrap_or(0);
     for (key, values) in rows {
@@ -238,8 +290,8 @@ fn cmd_info(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn cmd_rules(component: &Path, json: bool, out: &mut impl Write) -> Result<()> {
-    let failmem = Failmem::load(component)?;
+fn cmd_rules(component: Loader<'_>, json: bool, out: &mut impl Write) -> Result<()> {
+    let failmem = component.load()?;
     let rules = failmem.rules()?;
     if json {
         writeln!(out, "{}", rules.to_canonical()).context("writing to stdout")?;
