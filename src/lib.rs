@@ -36,6 +36,7 @@ pub mod lazy_regex;
 pub mod ledger;
 pub mod limits;
 pub mod memory;
+pub mod needles;
 pub mod redact;
 pub mod render;
 pub mod session;

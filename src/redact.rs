@@ -1,11 +1,15 @@
 //! Secret redaction. Every text the engine stores, renders or snapshots
 //! passes through [`redact`] first.
 //!
-//! Each pattern has literal needles: the regex runs only when one of them
-//! occurs in the text, so clean text costs a few substring scans.
+//! Each pattern has literal needles, one of which every match contains, and
+//! a [`Reach`]: how far past the needle's line a match can run. The regex
+//! runs only over the spans around needle lines, so clean text costs a few
+//! substring scans and long text costs little more than its needle lines.
 
+use crate::needles::{NeedleSet, Reach, spans};
 use regex_lite::Regex;
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// One secret format.
@@ -14,6 +18,9 @@ struct SecretPattern {
     kind: &'static str,
     /// Substrings (ASCII, matched case-insensitively) of which one must occur.
     needles: &'static [&'static str],
+    /// How far past its needle's line a match can reach: the pattern runs
+    /// only over those spans (see [`spans`]).
+    reach: Reach,
     /// The pattern. Groups `keep` and `tail`, when present, are kept in front
     /// of and behind the marker.
     pattern: &'static str,
@@ -27,102 +34,119 @@ struct SecretPattern {
 const PATTERNS: &[SecretPattern] = &[
     SecretPattern {
         kind: "private-key",
+        reach: Reach::End,
         needles: &["-----begin"],
         check: None,
         pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
     },
     SecretPattern {
         kind: "anthropic-key",
+        reach: Reach::Line,
         needles: &["sk-ant-"],
         check: None,
         pattern: r"sk-ant-[A-Za-z0-9_\-]{16,}",
     },
     SecretPattern {
         kind: "openai-key",
+        reach: Reach::Line,
         needles: &["sk-"],
         check: None,
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
         kind: "stripe-key",
+        reach: Reach::Line,
         needles: &["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
         check: None,
         pattern: r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
     },
     SecretPattern {
         kind: "aws-access-key",
+        reach: Reach::Line,
         needles: &["akia", "asia", "abia", "acca"],
         check: None,
         pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
     },
     SecretPattern {
         kind: "aws-secret",
+        reach: Reach::NonBlankLines(2),
         needles: &["aws"],
         check: None,
         pattern: r#"(?i)(?P<keep>aws[_\-.]?secret[_\-.]?(?:access[_\-.]?)?key(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[A-Za-z0-9/+=]{40}"#,
     },
     SecretPattern {
         kind: "github-token",
+        reach: Reach::Line,
         needles: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         check: None,
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
     },
     SecretPattern {
         kind: "gitlab-token",
+        reach: Reach::Line,
         needles: &["glpat-", "gldt-", "glrt-"],
         check: None,
         pattern: r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
         kind: "slack-token",
+        reach: Reach::Line,
         needles: &["xox"],
         check: None,
         pattern: r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
     },
     SecretPattern {
         kind: "slack-webhook",
+        reach: Reach::Line,
         needles: &["hooks.slack.com"],
         check: None,
         pattern: r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     },
     SecretPattern {
         kind: "google-api-key",
+        reach: Reach::Line,
         needles: &["aiza"],
         check: None,
         pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
     },
     SecretPattern {
         kind: "huggingface-token",
+        reach: Reach::Line,
         needles: &["hf_"],
         check: None,
         pattern: r"\bhf_[A-Za-z0-9]{30,}",
     },
     SecretPattern {
         kind: "npm-token",
+        reach: Reach::Line,
         needles: &["npm_"],
         check: None,
         pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
     },
     SecretPattern {
         kind: "jwt",
+        reach: Reach::Line,
         needles: &["eyj"],
         check: None,
         pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     },
     SecretPattern {
         kind: "bearer",
-        needles: &["bearer", "basic", "token "],
+        reach: Reach::NonBlankLines(1),
+        needles: &["bearer", "basic", "token"],
         check: Some(looks_random),
         pattern: r"(?i)(?P<keep>\b(?:bearer|basic|token)\s+)[A-Za-z0-9_\-.~+/]{12,}=*",
     },
     SecretPattern {
         kind: "url-password",
+        reach: Reach::Line,
         needles: &["://"],
         check: None,
         pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
     },
     SecretPattern {
         kind: "assignment",
+        reach: Reach::NonBlankLines(2),
         needles: &[
             "key",
             "token",
@@ -164,6 +188,12 @@ fn is_not_a_reference(value: &str) -> bool {
     !(identifier_path && lower_snake && (value.contains('_') || value.contains('.')))
 }
 
+/// The needles of every secret pattern, in table order.
+fn secret_needles() -> &'static NeedleSet {
+    static CELL: OnceLock<NeedleSet> = OnceLock::new();
+    CELL.get_or_init(|| NeedleSet::new(&PATTERNS.iter().map(|p| p.needles).collect::<Vec<_>>()))
+}
+
 fn compiled() -> &'static [(Regex, &'static SecretPattern)] {
     static CELL: OnceLock<Vec<(Regex, &'static SecretPattern)>> = OnceLock::new();
     CELL.get_or_init(|| {
@@ -176,18 +206,6 @@ fn compiled() -> &'static [(Regex, &'static SecretPattern)] {
             })
             .collect()
     })
-}
-
-fn contains_ascii_ci(haystack: &str, needle: &str) -> bool {
-    let h = haystack.as_bytes();
-    let n = needle.as_bytes();
-    if n.is_empty() {
-        return true;
-    }
-    if h.len() < n.len() {
-        return false;
-    }
-    h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
 /// Replaces every secret in `text` with `[REDACTED:<kind>]`.
@@ -242,28 +260,59 @@ fn decode_ascii_escapes(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-/// Runs every pattern over `text`.
+/// Runs every pattern over `text`, each over the spans its needles allow.
 fn redact_plain(text: &str) -> Cow<'_, str> {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
-    for (re, p) in compiled() {
-        if !p.needles.iter().any(|n| contains_ascii_ci(&current, n)) {
+    let mut lines = secret_needles().lines(text);
+    for (i, (re, p)) in compiled().iter().enumerate() {
+        if lines[i].is_empty() {
             continue;
         }
-        let replaced = re.replace_all(&current, |caps: &regex_lite::Captures<'_>| {
-            let whole = caps.get(0).map_or("", |m| m.as_str());
-            let keep = caps.name("keep").map_or("", |m| m.as_str());
-            let tail = caps.name("tail").map_or("", |m| m.as_str());
-            let secret = &whole[keep.len()..whole.len() - tail.len()];
-            if p.check.is_some_and(|check| !check(secret)) {
-                return whole.to_string();
-            }
-            format!("{keep}[REDACTED:{}]{tail}", p.kind)
-        });
-        if let Cow::Owned(s) = replaced {
-            current = Cow::Owned(s);
+        if let Some(out) = replace_in_spans(re, p, &current, &lines[i]) {
+            lines = secret_needles().lines(&out);
+            current = Cow::Owned(out);
         }
     }
     current
+}
+
+/// `text` with every match of `p` replaced by its marker, searching only
+/// the spans its needle `lines` allow; `None` when nothing matched.
+fn replace_in_spans(
+    re: &Regex,
+    p: &SecretPattern,
+    text: &str,
+    lines: &[Range<usize>],
+) -> Option<String> {
+    let mut out = String::new();
+    let mut done = 0;
+    let mut changed = false;
+    for span in spans(text, lines, p.reach) {
+        if let Cow::Owned(r) = replace_all(re, p, &text[span.clone()]) {
+            out.push_str(&text[done..span.start]);
+            out.push_str(&r);
+            done = span.end;
+            changed = true;
+        }
+    }
+    changed.then(|| {
+        out.push_str(&text[done..]);
+        out
+    })
+}
+
+/// `text` with every match of `p` replaced by its marker.
+fn replace_all<'t>(re: &Regex, p: &SecretPattern, text: &'t str) -> Cow<'t, str> {
+    re.replace_all(text, |caps: &regex_lite::Captures<'_>| {
+        let whole = caps.get(0).map_or("", |m| m.as_str());
+        let keep = caps.name("keep").map_or("", |m| m.as_str());
+        let tail = caps.name("tail").map_or("", |m| m.as_str());
+        let secret = &whole[keep.len()..whole.len() - tail.len()];
+        if p.check.is_some_and(|check| !check(secret)) {
+            return whole.to_string();
+        }
+        format!("{keep}[REDACTED:{}]{tail}", p.kind)
+    })
 }
 
 #[cfg(test)]
@@ -311,6 +360,47 @@ mod tests {
         assert!(out.contains("OPENAI_API_KEY=[REDACTED:"));
         assert!(out.contains("postgres://admin:[REDACTED:url-password]@db:5432/app"));
         assert!(out.ends_with("after"));
+    }
+
+    /// Every text of the secrets corpus and of the outcome corpus, whole
+    /// and line by line.
+    fn corpus_texts() -> Vec<String> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+        let mut texts = Vec::new();
+        for dir in ["secrets", "corpus"] {
+            let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            paths.sort();
+            for path in paths {
+                let text = std::fs::read_to_string(&path).unwrap();
+                texts.extend(text.lines().map(str::to_string));
+                texts.push(text);
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn searching_needle_spans_finds_what_searching_everything_finds() {
+        let texts = corpus_texts();
+        assert!(texts.len() > 500, "{} texts", texts.len());
+        let mut replaced = 0;
+        for text in &texts {
+            let lines = secret_needles().lines(text);
+            for (i, (re, p)) in compiled().iter().enumerate() {
+                let whole = replace_all(re, p, text);
+                let spans = replace_in_spans(re, p, text, &lines[i]);
+                let spans = spans.as_deref().unwrap_or(text);
+                assert_eq!(spans, whole, "{} differs on {text:?}", p.kind);
+                replaced += usize::from(whole != text.as_str());
+            }
+        }
+        assert!(
+            replaced >= 10,
+            "only {replaced} replacements: the corpus lost its secrets"
+        );
     }
 
     #[test]

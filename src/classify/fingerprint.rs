@@ -7,43 +7,104 @@ use crate::text::cut_bytes;
 use regex_lite::Regex;
 use std::sync::OnceLock;
 
+/// A volatile token: its pattern, its replacement, and a cheap gate that
+/// is true whenever the pattern can match (the pattern runs only then).
+struct Mask {
+    pattern: &'static str,
+    replacement: &'static str,
+    gate: fn(&str) -> bool,
+}
+
+fn has_digit(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Whether `s` has a run of at least `n` hex digits.
+fn has_hex_run(s: &str, n: usize) -> bool {
+    let mut run = 0;
+    for b in s.bytes() {
+        run = if b.is_ascii_hexdigit() { run + 1 } else { 0 };
+        if run >= n {
+            return true;
+        }
+    }
+    false
+}
+
+fn contains_ci(s: &str, needle: &str) -> bool {
+    s.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// Volatile tokens and what they are replaced with, applied in order.
-const MASKS: &[(&str, &str)] = &[
-    (
-        r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
-        "<uuid>",
-    ),
-    (
-        r"(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s:'`\x22)]*)?",
-        "<tmp>",
-    ),
-    (
-        r"(?i)[A-Z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\\S*",
-        "<tmp>",
-    ),
-    (
-        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?",
-        "<time>",
-    ),
-    (r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b", "<time>"),
-    (r"\b0x[0-9a-fA-F]+\b", "<addr>"),
-    (r"\b[0-9a-f]{12,}\b", "<hex>"),
-    (r"(?i)\b(pid|process|thread|tid)([ :=#]+)\d+", "$1$2<n>"),
-    (
-        r"(?i)\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds|m|min|mins|minutes|h|hrs|hours)\b",
-        "<duration>",
-    ),
-    (r"\b\d+(?:\.\d+)?\s?(?:B|KB|KiB|MB|MiB|GB|GiB)\b", "<size>"),
+const MASKS: &[Mask] = &[
+    Mask {
+        pattern: r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+        replacement: "<uuid>",
+        gate: |s| s.contains('-') && has_hex_run(s, 12),
+    },
+    Mask {
+        pattern: r"(?:/private)?/(?:tmp|var/tmp|var/folders|dev/shm)(?:/[^\s:'`\x22)]*)?",
+        replacement: "<tmp>",
+        gate: |s| s.contains("/tmp") || s.contains("/var/") || s.contains("/dev/shm"),
+    },
+    Mask {
+        pattern: r"(?i)[A-Z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\\S*",
+        replacement: "<tmp>",
+        gate: |s| contains_ci(s, "appdata"),
+    },
+    Mask {
+        pattern: r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?",
+        replacement: "<time>",
+        gate: |s| s.contains('-') && s.contains(':') && has_digit(s),
+    },
+    Mask {
+        pattern: r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b",
+        replacement: "<time>",
+        gate: |s| s.contains(':') && has_digit(s),
+    },
+    Mask {
+        pattern: r"\b0x[0-9a-fA-F]+\b",
+        replacement: "<addr>",
+        gate: |s| s.contains("0x"),
+    },
+    Mask {
+        pattern: r"\b[0-9a-f]{12,}\b",
+        replacement: "<hex>",
+        gate: |s| has_hex_run(s, 12),
+    },
+    Mask {
+        pattern: r"(?i)\b(pid|process|thread|tid)([ :=#]+)\d+",
+        replacement: "$1$2<n>",
+        gate: |s| {
+            has_digit(s)
+                && ["pid", "process", "thread", "tid"]
+                    .iter()
+                    .any(|w| contains_ci(s, w))
+        },
+    },
+    Mask {
+        pattern: r"(?i)\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds|m|min|mins|minutes|h|hrs|hours)\b",
+        replacement: "<duration>",
+        gate: has_digit,
+    },
+    Mask {
+        pattern: r"\b\d+(?:\.\d+)?\s?(?:B|KB|KiB|MB|MiB|GB|GiB)\b",
+        replacement: "<size>",
+        gate: has_digit,
+    },
 ];
 
-fn compiled() -> &'static [(Regex, &'static str)] {
-    static CELL: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+fn compiled() -> &'static [(Regex, &'static Mask)] {
+    static CELL: OnceLock<Vec<(Regex, &'static Mask)>> = OnceLock::new();
     CELL.get_or_init(|| {
         MASKS
             .iter()
-            .map(|(p, r)| {
-                let re = Regex::new(p).unwrap_or_else(|e| unreachable!("built-in mask {p}: {e}"));
-                (re, *r)
+            .map(|m| {
+                let re = Regex::new(m.pattern)
+                    .unwrap_or_else(|e| unreachable!("built-in mask {}: {e}", m.pattern));
+                (re, m)
             })
             .collect()
     })
@@ -55,8 +116,11 @@ pub fn mask(message: &str) -> String {
         message,
         crate::limits::MAX_FINGERPRINT_SOURCE_BYTES,
     ));
-    for (re, replacement) in compiled() {
-        if let std::borrow::Cow::Owned(o) = re.replace_all(&s, *replacement) {
+    for (re, m) in compiled() {
+        if !(m.gate)(&s) {
+            continue;
+        }
+        if let std::borrow::Cow::Owned(o) = re.replace_all(&s, m.replacement) {
             s = o;
         }
     }
@@ -98,6 +162,24 @@ mod tests {
         );
         assert_eq!(a, b);
         assert!(a.contains("<addr>") && a.contains("<tmp>") && a.contains("pid <n>"));
+    }
+
+    #[test]
+    fn gates_never_skip_a_mask_that_would_match() {
+        let samples = [
+            "id 550e8400-e29b-41d4-a716-446655440000 gone",
+            "at C:\\Users\\me\\AppData\\Local\\Temp\\x1 and /private/var/folders/ab/x",
+            "2026-11-22 03:47 and 12:00:01.5 and 0xdeadBEEF and deadbeefcafe1",
+            "Thread: 12 took 3 mins and 10 KiB",
+            "plain words only",
+        ];
+        for sample in samples {
+            for (re, m) in compiled() {
+                if re.is_match(sample) {
+                    assert!((m.gate)(sample), "{} skipped on {sample:?}", m.pattern);
+                }
+            }
+        }
     }
 
     #[test]

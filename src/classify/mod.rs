@@ -14,6 +14,7 @@ mod signal;
 use crate::category::Category;
 use crate::error::Error;
 use crate::limits;
+use crate::needles::{self, NeedleSet};
 use crate::redact::redact;
 use crate::text::{ceil_boundary, cut_bytes, floor_boundary, strip_ansi};
 use crate::tools::{self, Args, Family};
@@ -90,8 +91,6 @@ pub struct Observation {
     pub program: Option<String>,
     /// The redacted, bounded output.
     pub output: String,
-    /// `output` in ASCII lowercase, for rule needles.
-    lower: String,
     /// The exit code.
     pub exit_code: Option<i32>,
     /// The host's flag.
@@ -152,7 +151,6 @@ impl Observation {
         };
         let program = command.as_deref().and_then(tools::last_program);
         let output = bound_output(&outcome.output, max_output_bytes);
-        let lower = output.to_ascii_lowercase();
         let tool_lower = tool.to_ascii_lowercase();
         let test_run = command
             .as_deref()
@@ -170,7 +168,6 @@ impl Observation {
             command,
             program,
             output,
-            lower,
             exit_code: outcome.exit_code,
             is_error: outcome.is_error,
             test_run,
@@ -222,6 +219,12 @@ fn builtin_regexes() -> &'static [Regex] {
             })
             .collect()
     })
+}
+
+/// The needles of every built-in rule, in table order.
+fn rule_needles() -> &'static NeedleSet {
+    static CELL: OnceLock<NeedleSet> = OnceLock::new();
+    CELL.get_or_init(|| NeedleSet::new(&RULES.iter().map(|r| r.needles).collect::<Vec<_>>()))
 }
 
 /// What decided a failure's category.
@@ -291,28 +294,29 @@ impl Classifier {
                 });
             }
         }
-        for (rule, regex) in RULES.iter().zip(builtin_regexes()) {
+        let lines = rule_needles().lines(&obs.output);
+        for (i, (rule, regex)) in RULES.iter().zip(builtin_regexes()).enumerate() {
             if (proof_only && !rule.proof)
                 || !rule.scope.admits(obs.family, obs.test_run, obs.build_run)
-                || !rule.needles.iter().any(|n| obs.lower.contains(n))
             {
                 continue;
             }
+            let lines = &lines[i];
+            if lines.is_empty() {
+                continue;
+            }
+            let last = rule.pick == Pick::Last;
             let found = match rule.decide {
                 Decide::Fixed(category) => {
-                    let m = match rule.pick {
-                        Pick::First => regex.find(&obs.output),
-                        Pick::Last => regex.find_iter(&obs.output).last(),
-                    };
-                    m.map(|m| (category, m.start()))
+                    needles::find(regex, &obs.output, lines, last).map(|at| (category, at))
                 }
-                Decide::Table(table) => {
-                    let c = match rule.pick {
-                        Pick::First => regex.captures(&obs.output),
-                        Pick::Last => regex.captures_iter(&obs.output).last(),
-                    };
-                    c.and_then(|c| Some((table.lookup(c.get(1)?.as_str())?, c.get(0)?.start())))
-                }
+                Decide::Table(table) => needles::captures(regex, &obs.output, lines, last)
+                    .and_then(|(offset, c)| {
+                        Some((
+                            table.lookup(c.get(1)?.as_str())?,
+                            offset + c.get(0)?.start(),
+                        ))
+                    }),
             };
             if let Some((category, at)) = found {
                 return Some(Decision {

@@ -13,8 +13,10 @@
 //! 8. text rules from the most specific cause to the most general;
 //! 9. exit-code fallbacks, then `unknown`.
 //!
-//! Every rule has needles: lowercase substrings of which one must occur in the
-//! lowercased output before the regex runs. They make clean outputs cheap.
+//! Every rule has needles: lowercase substrings, one of which occurs (ignoring
+//! ASCII case) on the line of every match. A rule's regex runs only over the
+//! lines that hold one of its needles (see [`crate::needles`]), so a rule
+//! matches within one line. That keeps clean and long outputs cheap.
 
 use super::codes::{CodeTable, EXCEPTIONS, MYPY, RUSTC, TYPESCRIPT};
 use crate::category::Category::{self, *};
@@ -97,7 +99,8 @@ pub struct BuiltinRule {
     pub id: &'static str,
     /// Which outcomes it applies to.
     pub scope: Scope,
-    /// Lowercase substrings of which one must occur for the regex to run.
+    /// Lowercase substrings, one of which is on the line of every match; the
+    /// regex runs only over the lines that hold one.
     pub needles: &'static [&'static str],
     /// The regex-lite pattern.
     pub pattern: &'static str,
@@ -842,6 +845,7 @@ mod tests {
                     "{}: needle {n:?} is not lowercase",
                     r.id
                 );
+                assert!(!n.contains('\n'), "{}: needle {n:?} spans lines", r.id);
             }
         }
     }

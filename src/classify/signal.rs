@@ -9,6 +9,7 @@
 //!    failure only if a rule whose match is proof of failure matches.
 
 use super::Observation;
+use crate::needles::{self, NeedleSet};
 use crate::tools::Family;
 use regex_lite::Regex;
 use std::sync::OnceLock;
@@ -52,6 +53,33 @@ fn strong_marker_regex() -> &'static Regex {
         &RE,
         r"(?i)^\s*(<tool_use_error>|error\b|fatal\b|failed\b|failure\b|exception\b|traceback \(most recent call last\)|panic|\[error\]|err!|npm err!|unknown tool|tool ['`]?\S+['`]? not found|invalid (arguments|parameters|input)|permission denied|no such file|file not found|cannot |could not |unable to |usage:|request failed|command timed out|api error|failed to )",
     )
+}
+
+/// Needles of [`anywhere_marker_regex`]: each of its matches holds one on
+/// its line, so the regex runs only over lines that have one.
+const ANYWHERE_NEEDLES: &[&str] = &[
+    "traceback (most recent call last)",
+    "error[e",
+    "test result: failed",
+    ": command not found",
+    "npm err!",
+    "panicked at",
+    "segmentation fault",
+    "failed ",
+    "request interrupted by user",
+    "overloaded_error",
+    "rate_limit_error",
+];
+
+fn anywhere_needles() -> &'static NeedleSet {
+    static CELL: OnceLock<NeedleSet> = OnceLock::new();
+    CELL.get_or_init(|| NeedleSet::new(&[ANYWHERE_NEEDLES]))
+}
+
+/// Whether a failure marker occurs on any line of `output`.
+fn has_anywhere_marker(output: &str) -> bool {
+    let lines = &anywhere_needles().lines(output)[0];
+    needles::find(anywhere_marker_regex(), output, lines, false).is_some()
 }
 
 fn anywhere_marker_regex() -> &'static Regex {
@@ -130,7 +158,7 @@ pub fn signal(obs: &Observation) -> Signal {
     if strong_marker_regex().is_match(first_line) {
         return Signal::Failure;
     }
-    if obs.family != Family::Read && anywhere_marker_regex().is_match(&obs.output) {
+    if obs.family != Family::Read && has_anywhere_marker(&obs.output) {
         return Signal::Failure;
     }
     // A reader's output is file content: only a one-line message may prove

@@ -114,3 +114,65 @@ fn a_success_has_no_description_or_fingerprint() {
         }
     );
 }
+
+/// Every output of the outcome corpus, the traces and the benchmark
+/// workload.
+fn corpus_outputs() -> Vec<String> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut paths = vec![format!("{root}/bench/workload.jsonl")];
+    for dir in ["tests/corpus", "tests/traces"] {
+        for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "jsonl") {
+                paths.push(path.display().to_string());
+            }
+        }
+    }
+    paths.sort();
+    let mut outputs = Vec::new();
+    for path in paths {
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+                && let Some(output) = v["output"].as_str()
+            {
+                outputs.push(output.to_string());
+            }
+        }
+    }
+    outputs.sort();
+    outputs.dedup();
+    outputs
+}
+
+/// The rule's match in the whole text: where it starts, and group 1.
+fn whole_text_match(rule: &rules::BuiltinRule, re: &Regex, text: &str) -> Option<(usize, String)> {
+    let last = rule.pick == Pick::Last;
+    let c = if last {
+        re.captures_iter(text).last()
+    } else {
+        re.captures(text)
+    }?;
+    let group = c.get(1).map_or("", |m| m.as_str()).to_string();
+    Some((c.get(0)?.start(), group))
+}
+
+#[test]
+fn searching_needle_lines_finds_what_searching_everything_finds() {
+    let outputs = corpus_outputs();
+    assert!(outputs.len() > 500, "{} outputs", outputs.len());
+    let mut matched = 0;
+    for output in &outputs {
+        let lines = rule_needles().lines(output);
+        for (i, (rule, re)) in RULES.iter().zip(builtin_regexes()).enumerate() {
+            let whole = whole_text_match(rule, re, output);
+            let windowed = needles::captures(re, output, &lines[i], rule.pick == Pick::Last)
+                .and_then(|(offset, c)| {
+                    let group = c.get(1).map_or("", |m| m.as_str()).to_string();
+                    Some((offset + c.get(0)?.start(), group))
+                });
+            assert_eq!(windowed, whole, "rule {} on {output:?}", rule.id);
+            matched += usize::from(whole.is_some());
+        }
+    }
+    assert!(matched > 1000, "only {matched} rule matches");
+}
