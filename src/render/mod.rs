@@ -72,6 +72,19 @@ fn environment() -> Environment<'static> {
     env
 }
 
+/// The built-in templates, compiled once per instance.
+fn builtin_environment() -> &'static Environment<'static> {
+    static ENV: std::sync::OnceLock<Environment<'static>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = environment();
+        for (name, source, _) in BUILTIN {
+            env.add_template(name, source)
+                .unwrap_or_else(|e| unreachable!("built-in template {name}: {e}"));
+        }
+        env
+    })
+}
+
 fn template_error(name: &str, e: &minijinja::Error) -> String {
     let mut msg = format!("{name}: {}", e.kind());
     if let Some(line) = e.line() {
@@ -147,10 +160,15 @@ pub fn render(
     if name == "recent-failures" && state.compactions == 0 && !settings.always_show_failures {
         return Ok(String::new());
     }
-    let env = environment();
-    let template = env
-        .template_from_str(source)
-        .map_err(|e| Error::InvalidTemplate(template_error(name, &e)))?;
+    let host_env;
+    let template = match host {
+        Some(_) => {
+            host_env = environment();
+            host_env.template_from_str(source)
+        }
+        None => builtin_environment().get_template(name),
+    }
+    .map_err(|e| Error::InvalidTemplate(template_error(name, &e)))?;
     let tools = settings.available_tools.as_deref().unwrap_or(&[]);
     let render_with = |drop: usize| -> Result<String, Error> {
         let ctx = context::build(state, tools, plan, drop);
