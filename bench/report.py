@@ -99,12 +99,11 @@ def table(f, passes, scale):
         rows.append(
             f"| {h} | {n:,} | {us(d['ns_per_step'])} | {'' if mem is None else f'{mem / 2**20:.1f} MiB'} | {d['rss_peak_bytes'] / 2**20:.1f} MiB |"
         )
-    for k in sorted(f):
-        m = re.match(r"(jco|py)_scale_(\d+)_ns_per_step", k)
-        if m:
-            h, n = m.groups()
-            rss = f.get(f"{h}_scale_{n}_rss_bytes", 0)
-            rows.append(f"| {'jco' if h == 'jco' else 'wasmtime-py'} | {int(n):,} | {us(f[k])} | | {rss / 2**20:.1f} MiB (current) |")
+    hosts = [re.match(r"(jco|py)_scale_(\d+)_ns_per_step", k) for k in f]
+    for h, n in sorted((m.group(1), int(m.group(2))) for m in hosts if m):
+        rss = f.get(f"{h}_scale_{n}_rss_bytes", 0)
+        ns = f[f"{h}_scale_{n}_ns_per_step"]
+        rows.append(f"| {'jco' if h == 'jco' else 'wasmtime-py'} | {n:,} | {us(ns)} | | {rss / 2**20:.1f} MiB (current) |")
     rows += ["", "| observe one output (all of it classified) | native ms/MiB | wasmtime ms/MiB |", "|---|---:|---:|"]
     for s in ("0.25", "0.5", "1", "2"):
         rows.append(
