@@ -27,7 +27,7 @@ import os
 import threading
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, TypeVar, Union
 
 import wasmtime
 import wasmtime.component as wc
@@ -546,6 +546,49 @@ class Engine:
     def rules(self) -> List[RuleInfo]:
         """See :func:`failmem.rules`."""
         return [lift_rule_info(r) for r in self.call("rules")]
+
+
+_R = TypeVar("_R", bound="Resource")
+
+
+class Resource:
+    """An owned handle of a WIT resource in one engine: closing, the
+    context-manager protocol and method calls, shared by
+    :class:`failmem.Session` and :class:`failmem.MemoryStore`."""
+
+    #: The WIT resource's name (``session``, ``store``).
+    _WIT_NAME = ""
+    #: What it is called in errors.
+    _NOUN = ""
+
+    def __init__(self, engine: Engine, handle: Any) -> None:
+        self._engine = engine
+        self._handle: Any = handle
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has dropped the resource."""
+        return self._handle is None
+
+    def close(self) -> None:
+        """Drops the resource. Idempotent; the object is unusable afterwards."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._engine.drop(handle)
+
+    def __enter__(self: _R) -> _R:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _h(self) -> Any:
+        if self._handle is None:
+            raise RuntimeError(f"the failmem {self._NOUN} is closed")
+        return self._handle
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return self._engine.call(f"[method]{self._WIT_NAME}.{name}", self._h(), *args)
 
 
 _DEFAULT: Optional[Engine] = None

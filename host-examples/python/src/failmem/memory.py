@@ -62,7 +62,7 @@ def _to_options(options: OptionsLike) -> BriefOptions:
     raise TypeError(f"options must be BriefOptions or a mapping, not {type(options).__name__}")
 
 
-class MemoryStore:
+class MemoryStore(low.Resource):
     """One project's failure memory (the WIT ``memory.store`` resource).
 
     ``MemoryStore()`` is an empty store; :meth:`import_json` loads
@@ -80,15 +80,17 @@ class MemoryStore:
         engine: The engine to create it in; the default engine otherwise.
     """
 
+    _WIT_NAME = "store"
+    _NOUN = "memory store"
+
     def __init__(self, *, engine: Optional[Engine] = None) -> None:
-        self._engine = engine or default_engine()
-        self._handle: Any = self._engine.call("[constructor]store")
+        eng = engine or default_engine()
+        super().__init__(eng, eng.call("[constructor]store"))
 
     @classmethod
     def _wrap(cls, engine: Engine, handle: Any) -> "MemoryStore":
         store = cls.__new__(cls)
-        store._engine = engine
-        store._handle = handle
+        low.Resource.__init__(store, engine, handle)
         return store
 
     # ---- construction and lifetime -----------------------------------------
@@ -105,31 +107,6 @@ class MemoryStore:
         eng = engine or default_engine()
         raw = eng.call("[static]store.import-json", low._str("json", json))
         return cls._wrap(eng, low.unwrap_result(raw))
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has dropped the resource."""
-        return self._handle is None
-
-    def close(self) -> None:
-        """Drops the resource. Idempotent; the store is unusable afterwards."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            self._engine.drop(handle)
-
-    def __enter__(self) -> "MemoryStore":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _h(self) -> Any:
-        if self._handle is None:
-            raise RuntimeError("the failmem memory store is closed")
-        return self._handle
-
-    def _call(self, name: str, *args: Any) -> Any:
-        return self._engine.call(f"[method]store.{name}", self._h(), *args)
 
     # ---- the WIT methods ---------------------------------------------------
 

@@ -62,7 +62,7 @@ def rules(*, engine: Optional[Engine] = None) -> List[RuleInfo]:
     return (engine or default_engine()).rules()
 
 
-class Session:
+class Session(low.Resource):
     """One agent session's failure memory (the WIT ``session`` resource).
 
     Create one with :meth:`create` or :meth:`restore`, never directly. Use it
@@ -75,10 +75,12 @@ class Session:
     leave the session unchanged.
     """
 
+    _WIT_NAME = "session"
+    _NOUN = "session"
+
     def __init__(self, engine: Engine, handle: Any) -> None:
         """Wraps an owned resource handle; use :meth:`create` or :meth:`restore`."""
-        self._engine = engine
-        self._handle: Any = handle
+        super().__init__(engine, handle)
 
     # ---- construction and lifetime -----------------------------------------
 
@@ -110,31 +112,6 @@ class Session:
         eng = engine or default_engine()
         raw = eng.call("[static]session.restore", low._str("snapshot", snapshot))
         return cls(eng, low.unwrap_result(raw))
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has dropped the resource."""
-        return self._handle is None
-
-    def close(self) -> None:
-        """Drops the resource. Idempotent; the session is unusable afterwards."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            self._engine.drop(handle)
-
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _h(self) -> Any:
-        if self._handle is None:
-            raise RuntimeError("the failmem session is closed")
-        return self._handle
-
-    def _call(self, name: str, *args: Any) -> Any:
-        return self._engine.call(f"[method]session.{name}", self._h(), *args)
 
     # ---- the WIT methods ---------------------------------------------------
 
