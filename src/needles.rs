@@ -61,17 +61,18 @@ impl NeedleSet {
     /// `text` that contain one of its needles, in order and without repeats.
     pub fn lines(&self, text: &str) -> Vec<Vec<Range<usize>>> {
         let mut lines: Vec<Vec<Range<usize>>> = vec![Vec::new(); self.patterns];
-        let mut line = 0..0;
-        let mut have_line = false;
+        let mut current: Option<Range<usize>> = None;
         for m in self.automaton.find_overlapping_iter(text) {
-            if !(have_line && line.start <= m.start() && m.end() <= line.end) {
-                let start = text[..m.start()].rfind('\n').map_or(0, |j| j + 1);
-                let end = text[m.start()..]
-                    .find('\n')
-                    .map_or(text.len(), |j| m.start() + j);
-                line = start..end;
-                have_line = true;
-            }
+            let line = match current.take() {
+                Some(line) if line.start <= m.start() && m.end() <= line.end => line,
+                _ => {
+                    let start = text[..m.start()].rfind('\n').map_or(0, |j| j + 1);
+                    let end = text[m.start()..]
+                        .find('\n')
+                        .map_or(text.len(), |j| m.start() + j);
+                    start..end
+                }
+            };
             for &pattern in &self.owners[m.pattern().as_usize()] {
                 // Matches come in order of their end and never span a line
                 // (no needle holds a `\n`), so repeats are adjacent.
@@ -80,6 +81,7 @@ impl NeedleSet {
                     list.push(line.clone());
                 }
             }
+            current = Some(line);
         }
         lines
     }
