@@ -28,6 +28,10 @@ struct SecretPattern {
     /// a match it refuses is left alone. For the patterns that key on a word
     /// (`bearer`, `password=`) rather than on a provider's prefix.
     check: Option<fn(&str) -> bool>,
+    /// A cheap test a span must pass to hold a match at all; spans it
+    /// refuses are not searched. It may pass spans without a match, never
+    /// refuse one with a match.
+    gate: Option<fn(&str) -> bool>,
 }
 
 /// The secret formats, most specific first.
@@ -37,6 +41,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::End,
         needles: &["-----begin"],
         check: None,
+        gate: None,
         pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
     },
     SecretPattern {
@@ -44,6 +49,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["sk-ant-"],
         check: None,
+        gate: None,
         pattern: r"sk-ant-[A-Za-z0-9_\-]{16,}",
     },
     SecretPattern {
@@ -51,6 +57,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["sk-"],
         check: None,
+        gate: None,
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
@@ -58,6 +65,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
         check: None,
+        gate: None,
         pattern: r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
     },
     SecretPattern {
@@ -65,6 +73,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["akia", "asia", "abia", "acca"],
         check: None,
+        gate: None,
         pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
     },
     SecretPattern {
@@ -72,6 +81,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::NonBlankLines(2),
         needles: &["aws"],
         check: None,
+        gate: None,
         pattern: r#"(?i)(?P<keep>aws[_\-.]?secret[_\-.]?(?:access[_\-.]?)?key(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[A-Za-z0-9/+=]{40}"#,
     },
     SecretPattern {
@@ -79,6 +89,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         check: None,
+        gate: None,
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
     },
     SecretPattern {
@@ -86,6 +97,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["glpat-", "gldt-", "glrt-"],
         check: None,
+        gate: None,
         pattern: r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_\-]{20,}",
     },
     SecretPattern {
@@ -93,6 +105,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["xox"],
         check: None,
+        gate: None,
         pattern: r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
     },
     SecretPattern {
@@ -100,6 +113,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["hooks.slack.com"],
         check: None,
+        gate: None,
         pattern: r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     },
     SecretPattern {
@@ -107,6 +121,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["aiza"],
         check: None,
+        gate: None,
         pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
     },
     SecretPattern {
@@ -114,6 +129,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["hf_"],
         check: None,
+        gate: None,
         pattern: r"\bhf_[A-Za-z0-9]{30,}",
     },
     SecretPattern {
@@ -121,6 +137,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["npm_"],
         check: None,
+        gate: None,
         pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
     },
     SecretPattern {
@@ -128,6 +145,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["eyj"],
         check: None,
+        gate: None,
         pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     },
     SecretPattern {
@@ -135,6 +153,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::NonBlankLines(1),
         needles: &["bearer", "basic", "token"],
         check: Some(looks_random),
+        gate: None,
         pattern: r"(?i)(?P<keep>\b(?:bearer|basic|token)\s+)[A-Za-z0-9_\-.~+/]{12,}=*",
     },
     SecretPattern {
@@ -142,6 +161,7 @@ const PATTERNS: &[SecretPattern] = &[
         reach: Reach::Line,
         needles: &["://"],
         check: None,
+        gate: None,
         pattern: r"(?P<keep>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?P<tail>@)",
     },
     SecretPattern {
@@ -157,9 +177,48 @@ const PATTERNS: &[SecretPattern] = &[
             "credential",
         ],
         check: Some(is_not_a_reference),
+        gate: Some(has_assignment),
         pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'\\,;}{]{6,}"#,
     },
 ];
+
+/// The endings of the names the `assignment` pattern looks for.
+const ASSIGNED_NAME_ENDINGS: &[&str] = &[
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "credential",
+    "credentials",
+];
+
+/// Whether `text` has what every `assignment` match has: a `:` or `=`
+/// preceded by whitespace, then optionally a quote (itself optionally
+/// escaped), then a name ending in one of [`ASSIGNED_NAME_ENDINGS`].
+fn has_assignment(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        if b != b':' && b != b'=' {
+            return false;
+        }
+        let mut end = at;
+        while end > 0 && matches!(bytes[end - 1], b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+            end -= 1;
+        }
+        if end > 0 && matches!(bytes[end - 1], b'"' | b'\'') {
+            end -= 1;
+            if end > 0 && bytes[end - 1] == b'\\' {
+                end -= 1;
+            }
+        }
+        let name = &bytes[..end];
+        ASSIGNED_NAME_ENDINGS.iter().any(|e| {
+            name.len() >= e.len() && name[name.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes())
+        })
+    })
+}
 
 /// Whether a credential after `bearer`, `basic` or `token` looks generated:
 /// letters and digits mixed (prose such as "basic implementation" is not).
@@ -288,6 +347,9 @@ fn replace_in_spans(
     let mut done = 0;
     let mut changed = false;
     for span in spans(text, lines, p.reach) {
+        if p.gate.is_some_and(|gate| !gate(&text[span.clone()])) {
+            continue;
+        }
         if let Cow::Owned(r) = replace_all(re, p, &text[span.clone()]) {
             out.push_str(&text[done..span.start]);
             out.push_str(&r);
@@ -401,6 +463,41 @@ mod tests {
             replaced >= 10,
             "only {replaced} replacements: the corpus lost its secrets"
         );
+    }
+
+    #[test]
+    fn the_assignment_gate_passes_every_assignment_match() {
+        let (re, p) = compiled()
+            .iter()
+            .find(|(_, p)| p.kind == "assignment")
+            .unwrap();
+        let gate = p.gate.unwrap();
+        let mut matched = 0;
+        for name in [
+            "API_KEY",
+            "x.secret",
+            "Password",
+            "db_pwd",
+            "CREDENTIALS",
+            "token",
+            "ACCESS-KEY",
+        ] {
+            for quote in ["", "\"", "'", "\\\"", "\\'"] {
+                for space in ["", " ", "\t ", "\n\n  "] {
+                    for sep in [":", "="] {
+                        let text = format!("{name}{quote}{space}{sep}{space}{quote}hunter2hunter2");
+                        if re.is_match(&text) {
+                            matched += 1;
+                            assert!(gate(&text), "{text:?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(matched > 200, "{matched}");
+        for text in ["press any key to go on", "error: the key is missing", "a=b"] {
+            assert!(!gate(text), "{text:?}");
+        }
     }
 
     #[test]

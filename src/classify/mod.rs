@@ -117,6 +117,45 @@ fn build_command_regex() -> &'static Regex {
     )
 }
 
+/// Lowercase words, one of which is on the line of every match of
+/// [`test_command_regex`].
+const TEST_COMMAND_NEEDLES: &[&str] = &[
+    "test",
+    "cargo t",
+    "jest",
+    "mocha",
+    "ava",
+    "tox",
+    "nox",
+    "rspec",
+    "phpunit",
+    "make check",
+    "tap",
+];
+
+/// Lowercase words, one of which is on the line of every match of
+/// [`build_command_regex`].
+const BUILD_COMMAND_NEEDLES: &[&str] = &[
+    "cargo ", "rustc", "gcc", "g++", "clang", "cc", "make", "ninja", "tsc", "build", "go ",
+    "javac", "mvn", "gradle", "webpack", "setup.py", "rollup", "mypy", "pyright", "ruff", "eslint",
+];
+
+/// The needles of the test and build command patterns.
+fn run_kind_needles() -> &'static NeedleSet {
+    static CELL: OnceLock<NeedleSet> = OnceLock::new();
+    CELL.get_or_init(|| NeedleSet::new(&[TEST_COMMAND_NEEDLES, BUILD_COMMAND_NEEDLES]))
+}
+
+/// Whether a shell command runs tests, and whether it builds. Each pattern
+/// runs only over the command's lines that hold one of its needles.
+fn run_kinds(command: &str) -> (bool, bool) {
+    let lines = run_kind_needles().lines(command);
+    (
+        needles::find(test_command_regex(), command, &lines[0], false).is_some(),
+        needles::find(build_command_regex(), command, &lines[1], false).is_some(),
+    )
+}
+
 /// Bounds, strips and redacts tool output: head and tail are kept around a
 /// marker. Each side is redacted with slack before it is cut, so a secret
 /// that straddles the cut is never half kept.
@@ -152,13 +191,9 @@ impl Observation {
         let program = command.as_deref().and_then(tools::last_program);
         let output = bound_output(&outcome.output, max_output_bytes);
         let tool_lower = tool.to_ascii_lowercase();
-        let test_run = command
-            .as_deref()
-            .is_some_and(|c| test_command_regex().is_match(c))
-            || (family == Family::Other && tool_lower.contains("test"));
-        let build_run = command
-            .as_deref()
-            .is_some_and(|c| build_command_regex().is_match(c))
+        let (test_command, build_command) = command.as_deref().map_or((false, false), run_kinds);
+        let test_run = test_command || (family == Family::Other && tool_lower.contains("test"));
+        let build_run = build_command
             || (family == Family::Other
                 && (tool_lower.contains("build") || tool_lower.contains("compile")));
         Observation {

@@ -144,6 +144,73 @@ fn corpus_outputs() -> Vec<String> {
     outputs
 }
 
+/// Every shell command of the outcome corpus, the traces and the workload.
+fn corpus_commands() -> Vec<String> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut paths = vec![format!("{root}/bench/workload.jsonl")];
+    for dir in ["tests/corpus", "tests/traces"] {
+        for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "jsonl") {
+                paths.push(path.display().to_string());
+            }
+        }
+    }
+    let mut commands = Vec::new();
+    for path in paths {
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+                && let Some(command) = v["args"]["command"].as_str()
+            {
+                commands.push(command.to_string());
+            }
+        }
+    }
+    commands.sort();
+    commands.dedup();
+    commands
+}
+
+#[test]
+fn run_kinds_from_needle_lines_equal_run_kinds_from_the_whole_command() {
+    let mut commands = corpus_commands();
+    assert!(commands.len() > 100, "{} commands", commands.len());
+    commands.extend(
+        [
+            "CARGO T",
+            "cargo t -p x",
+            "python -m py.test",
+            "make check",
+            "mvn -q -B test",
+            "npx tsc --noEmit",
+            "g++ a.cc",
+            "echo hi &&\n  go vet ./...",
+            "ava",
+            "tap x.js",
+            "ls build/",
+            "cat test.txt",
+            "echo cc",
+            "gradlew test",
+            "zig build test",
+        ]
+        .map(String::from),
+    );
+    let (mut tests, mut builds) = (0, 0);
+    for command in &commands {
+        let whole = (
+            test_command_regex().is_match(command),
+            build_command_regex().is_match(command),
+        );
+        assert_eq!(run_kinds(command), whole, "{command:?}");
+        tests += usize::from(whole.0);
+        builds += usize::from(whole.1);
+    }
+    assert!(
+        tests > 20 && builds > 20,
+        "{tests} test and {builds} build commands"
+    );
+}
+
 /// The rule's match in the whole text: where it starts, and group 1.
 fn whole_text_match(rule: &rules::BuiltinRule, re: &Regex, text: &str) -> Option<(usize, String)> {
     let last = rule.pick == Pick::Last;

@@ -15,7 +15,9 @@
 
 use crate::detect::verdict::Pattern;
 use crate::session::{FailureRecord, State};
+use minijinja::value::{Serde, Value};
 use serde::Serialize;
+use std::collections::HashSet;
 
 /// A failure as templates see it.
 #[derive(Serialize)]
@@ -84,7 +86,6 @@ pub struct StreakView {
 }
 
 /// Everything a template sees.
-#[derive(Serialize)]
 pub struct Context<'a> {
     failures: Vec<FailureView<'a>>,
     unresolved: Vec<FailureView<'a>>,
@@ -98,6 +99,37 @@ pub struct Context<'a> {
     step: u32,
     compactions: u32,
     available_tools: &'a [String],
+}
+
+impl Context<'_> {
+    /// The context as a template value holding only the `wanted` variables
+    /// (`Template::undeclared_variables`): the rest can't change the output,
+    /// and converting them to template values is most of a render's cost.
+    pub fn to_value(&self, wanted: &HashSet<String>) -> Value {
+        let mut vars: Vec<(&'static str, Value)> = Vec::with_capacity(wanted.len());
+        macro_rules! vars {
+            ($($field:ident),*) => {$(
+                if wanted.contains(stringify!($field)) {
+                    vars.push((stringify!($field), Value::from(Serde(&self.$field))));
+                }
+            )*};
+        }
+        vars!(
+            failures,
+            unresolved,
+            last,
+            verdict,
+            patterns,
+            streak,
+            files_read,
+            files_modified,
+            turn,
+            step,
+            compactions,
+            available_tools
+        );
+        Value::from_pairs(vars)
+    }
 }
 
 /// Which entries a template drops, oldest first, to fit its budget.

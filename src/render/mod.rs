@@ -18,6 +18,7 @@ use crate::limits;
 use crate::session::State;
 use crate::text::{cut_chars, estimate_tokens};
 use minijinja::Environment;
+use std::collections::HashSet;
 
 /// The built-in templates: name, source and what they drop to fit.
 pub const BUILTIN: &[(&str, &str, DropPlan)] = &[
@@ -83,6 +84,28 @@ fn builtin_environment() -> &'static Environment<'static> {
         }
         env
     })
+}
+
+/// The variables each built-in template reads, found once per instance.
+fn builtin_variables(name: &str) -> &'static HashSet<String> {
+    static VARS: std::sync::OnceLock<Vec<(&'static str, HashSet<String>)>> =
+        std::sync::OnceLock::new();
+    let vars = VARS.get_or_init(|| {
+        let env = builtin_environment();
+        BUILTIN
+            .iter()
+            .map(|(name, _, _)| {
+                let template = env
+                    .get_template(name)
+                    .unwrap_or_else(|e| unreachable!("built-in template {name}: {e}"));
+                (*name, template.undeclared_variables(false))
+            })
+            .collect()
+    });
+    match vars.iter().find(|(n, _)| *n == name) {
+        Some((_, wanted)) => wanted,
+        None => unreachable!("{name} is not a built-in template"),
+    }
 }
 
 fn template_error(name: &str, e: &minijinja::Error) -> String {
@@ -169,15 +192,23 @@ pub fn render(
         None => builtin_environment().get_template(name),
     }
     .map_err(|e| Error::InvalidTemplate(template_error(name, &e)))?;
+    let host_wanted;
+    let wanted = match host {
+        Some(_) => {
+            host_wanted = template.undeclared_variables(false);
+            &host_wanted
+        }
+        None => builtin_variables(name),
+    };
     let tools = settings.available_tools.as_deref().unwrap_or(&[]);
     let render_with = |drop: usize| -> Result<String, Error> {
-        let ctx = context::build(state, tools, plan, drop);
+        let ctx = context::build(state, tools, plan, drop).to_value(wanted);
         let mut out = Bounded {
             buf: Vec::new(),
             limit: limits::MAX_RENDER_BYTES,
         };
         template
-            .render_captured_to(minijinja::value::Serde(&ctx), &mut out)
+            .render_captured_to(ctx, &mut out)
             .map(|_| ())
             .map_err(|e| {
                 if out.buf.len() + 1 >= limits::MAX_RENDER_BYTES
