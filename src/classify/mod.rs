@@ -243,17 +243,47 @@ pub struct Classifier {
     available_tools: Option<Vec<String>>,
 }
 
+/// The built-in rules' patterns as written (whole-text semantics).
+#[cfg(test)]
 fn builtin_regexes() -> &'static [Regex] {
     static CELL: OnceLock<Vec<Regex>> = OnceLock::new();
     CELL.get_or_init(|| {
         RULES
             .iter()
-            .map(|r| {
-                Regex::new(r.pattern)
-                    .unwrap_or_else(|e| unreachable!("built-in rule {}: {e}", r.id))
-            })
+            .map(|r| compile_rule(r.id, r.pattern))
             .collect()
     })
+}
+
+/// The built-in rules' patterns for one line at a time (see
+/// [`single_line`]): what [`Classifier::decide`] runs over needle lines.
+fn line_regexes() -> &'static [Regex] {
+    static CELL: OnceLock<Vec<Regex>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        RULES
+            .iter()
+            .map(|r| compile_rule(r.id, &single_line(r.pattern)))
+            .collect()
+    })
+}
+
+fn compile_rule(id: &str, pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("built-in rule {id}: {e}"))
+}
+
+/// `pattern` without its leading multi-line flag. On a haystack that is one
+/// line (no `\n`), `^` and `$` mean the same with and without the flag, so
+/// the two match alike; without it, a pattern whose every alternative starts
+/// with `^` is anchored, and regex-lite stops at the first byte that can't
+/// continue a match instead of scanning the whole line.
+fn single_line(pattern: &str) -> String {
+    if let Some(rest) = pattern.strip_prefix("(?m)") {
+        rest.to_string()
+    } else if let Some(rest) = pattern.strip_prefix("(?im)") {
+        format!("(?i){rest}")
+    } else {
+        pattern.to_string()
+    }
 }
 
 /// The needles of every built-in rule, in table order.
@@ -330,7 +360,7 @@ impl Classifier {
             }
         }
         let lines = rule_needles().lines(&obs.output);
-        for (i, (rule, regex)) in RULES.iter().zip(builtin_regexes()).enumerate() {
+        for (i, (rule, regex)) in RULES.iter().zip(line_regexes()).enumerate() {
             if (proof_only && !rule.proof)
                 || !rule.scope.admits(obs.family, obs.test_run, obs.build_run)
             {

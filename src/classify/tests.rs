@@ -230,9 +230,14 @@ fn searching_needle_lines_finds_what_searching_everything_finds() {
     let mut matched = 0;
     for output in &outputs {
         let lines = rule_needles().lines(output);
-        for (i, (rule, re)) in RULES.iter().zip(builtin_regexes()).enumerate() {
+        for (i, ((rule, re), line_re)) in RULES
+            .iter()
+            .zip(builtin_regexes())
+            .zip(line_regexes())
+            .enumerate()
+        {
             let whole = whole_text_match(rule, re, output);
-            let windowed = needles::captures(re, output, &lines[i], rule.pick == Pick::Last)
+            let windowed = needles::captures(line_re, output, &lines[i], rule.pick == Pick::Last)
                 .and_then(|(offset, c)| {
                     let group = c.get(1).map_or("", |m| m.as_str()).to_string();
                     Some((offset + c.get(0)?.start(), group))
@@ -242,4 +247,18 @@ fn searching_needle_lines_finds_what_searching_everything_finds() {
         }
     }
     assert!(matched > 1000, "only {matched} rule matches");
+}
+
+#[test]
+fn single_line_patterns_drop_only_the_leading_multi_line_flag() {
+    assert_eq!(single_line(r"(?m)^FAIL$"), r"^FAIL$");
+    assert_eq!(single_line(r"(?im)^usage:"), r"(?i)^usage:");
+    assert_eq!(single_line(r"error\[(E\d{4})\]"), r"error\[(E\d{4})\]");
+    let (multi, single) = (
+        Regex::new(r"(?m)^FAIL$").unwrap(),
+        Regex::new(&single_line(r"(?m)^FAIL$")).unwrap(),
+    );
+    for line in ["FAIL", "FAIL ", " FAIL", "", "FAILED"] {
+        assert_eq!(multi.is_match(line), single.is_match(line), "{line:?}");
+    }
 }
