@@ -14,7 +14,9 @@ values to the shapes wasmtime-py's component API expects and back:
 * a resource is a ``ResourceAny`` handle: an owned handle comes back from
   the static constructors, methods take it (borrowed) as their first
   argument, and ``ResourceAny.drop(store)`` runs the guest destructor;
-* every call is followed by ``Func.post_return(store)``.
+* every call is followed by ``Func.post_return(store)``;
+* each export's type is read from wasmtime once, at load, not on every call
+  (see "Cached function types" below).
 
 wasmtime-py does not range-check integers (ctypes silently wraps a negative
 ``u32``), so every integer is checked here before it is lowered.
@@ -25,9 +27,10 @@ from __future__ import annotations
 import json
 import os
 import threading
+from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, TypeVar, Union
+from typing import Any, Dict, List, Optional, Tuple, TypeVar, Union
 
 import wasmtime
 import wasmtime.component as wc
@@ -478,6 +481,202 @@ def unwrap_result(value: Any) -> Any:
 
 
 # --------------------------------------------------------------------------
+# Cached function types
+#
+# wasmtime-py reads a function's type from the C API on every call:
+# ``Func.__call__`` builds a fresh ``FuncType`` with ``self.type(store)`` and
+# reads its ``params`` and ``result``, and every ``convert_to_c`` /
+# ``convert_from_c`` reads a record's ``fields``, a list's ``element``, an
+# option's ``payload``, a result's ``ok``/``err`` and a variant's ``cases``
+# again, each read building new type objects (and ``_tagged`` redoes all of
+# that for every case). That was more than half of a session step (2.3 ms
+# -> 0.95 ms on bench/workload.jsonl). The type of an export never changes,
+# so it is read once, at load (~8 ms for all exports): each type object
+# wasmtime-py built gets a subclass (by ``__class__`` assignment; nothing else
+# about the object changes) whose properties return the children read then.
+# wasmtime-py's own ``Func.__call__`` and conversions run unchanged on top,
+# so values, errors and traps are exactly those of the plain types.
+
+#: The wasmtime-py release the subclasses were written against: they rely on
+#: ``Func.__call__`` getting its type from ``Func.type``, on the conversions
+#: reading the properties overridden here, and on the variant-like types
+#: asking the (private) ``_tagged()`` whether a value is wrapped in a
+#: ``Variant``. With any other release the plain types are used.
+_CACHED_TYPES_FOR = "50.0.1"
+
+
+def _wasmtime_version() -> Optional[str]:
+    try:
+        return metadata.version("wasmtime")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+#: Whether exports get cached types (tests turn it off to compare).
+_CACHE_TYPES = _wasmtime_version() == _CACHED_TYPES_FOR
+
+_Case = Tuple[str, Optional[wc.ValType]]
+_T = TypeVar("_T")
+
+
+def _cached(ty: _T) -> _T:
+    """``ty`` (a ``wc.ValType`` or ``wc.FuncType``) with its child types read
+    now and kept, recursively; a type without children is returned as is."""
+    cls = _CACHED_CLASSES.get(type(ty))
+    if cls is not None:
+        ty.__class__ = cls
+        ty._cache()  # type: ignore[attr-defined]
+    return ty
+
+
+def _cached_opt(ty: Optional[wc.ValType]) -> Optional[wc.ValType]:
+    return None if ty is None else _cached(ty)
+
+
+class _FuncType(wc.FuncType):
+    _params: List[Tuple[str, wc.ValType]]
+    _result: Optional[wc.ValType]
+
+    def _cache(self) -> None:
+        self._params = [(name, _cached(ty)) for name, ty in super().params]
+        self._result = _cached_opt(super().result)
+
+    @property
+    def params(self) -> List[Tuple[str, wc.ValType]]:
+        return self._params
+
+    @property
+    def result(self) -> Optional[wc.ValType]:
+        return self._result
+
+
+class _RecordType(wc.RecordType):
+    _fields: List[Tuple[str, wc.ValType]]
+
+    def _cache(self) -> None:
+        self._fields = [(name, _cached(ty)) for name, ty in super().fields]
+
+    @property
+    def fields(self) -> List[Tuple[str, wc.ValType]]:
+        return self._fields
+
+
+class _ListType(wc.ListType):
+    _element: wc.ValType
+
+    def _cache(self) -> None:
+        self._element = _cached(super().element)
+
+    @property
+    def element(self) -> wc.ValType:
+        return self._element
+
+
+class _TupleType(wc.TupleType):
+    _elements: List[wc.ValType]
+
+    def _cache(self) -> None:
+        self._elements = [_cached(ty) for ty in super().elements]
+
+    @property
+    def elements(self) -> List[wc.ValType]:
+        return self._elements
+
+
+# A variant-like type keeps its ``_tagged()`` too: computed once from the
+# cached cases by the base class's own method, at the end of ``_cache``.
+# (Each class has its own override: with a shared mixin as first base,
+# CPython refuses the ``__class__`` assignment as a layout change.)
+
+
+class _VariantType(wc.VariantType):
+    _cases_: List[_Case]
+    _is_tagged: bool
+
+    def _cache(self) -> None:
+        self._cases_ = [(name, _cached_opt(ty)) for name, ty in super().cases]
+        self._is_tagged = super()._tagged()
+
+    @property
+    def cases(self) -> List[_Case]:
+        return self._cases_
+
+    def _tagged(self) -> bool:
+        return self._is_tagged
+
+
+class _OptionType(wc.OptionType):
+    _payload: wc.ValType
+    _is_tagged: bool
+
+    def _cache(self) -> None:
+        self._payload = _cached(super().payload)
+        self._is_tagged = super()._tagged()
+
+    @property
+    def payload(self) -> wc.ValType:
+        return self._payload
+
+    def _tagged(self) -> bool:
+        return self._is_tagged
+
+
+class _ResultType(wc.ResultType):
+    _ok: Optional[wc.ValType]
+    _err: Optional[wc.ValType]
+    _is_tagged: bool
+
+    def _cache(self) -> None:
+        self._ok = _cached_opt(super().ok)
+        self._err = _cached_opt(super().err)
+        self._is_tagged = super()._tagged()
+
+    @property
+    def ok(self) -> Optional[wc.ValType]:
+        return self._ok
+
+    @property
+    def err(self) -> Optional[wc.ValType]:
+        return self._err
+
+    def _tagged(self) -> bool:
+        return self._is_tagged
+
+
+#: The type classes that read children from C, and their cached subclasses.
+#: The other types (numbers, strings, enums, flags, resources) read nothing
+#: from C when converting.
+_CACHED_CLASSES: Dict[type, type] = {
+    wc.FuncType: _FuncType,
+    wc.RecordType: _RecordType,
+    wc.ListType: _ListType,
+    wc.TupleType: _TupleType,
+    wc.VariantType: _VariantType,
+    wc.OptionType: _OptionType,
+    wc.ResultType: _ResultType,
+}
+
+
+class _Func(wc.Func):
+    """A ``wc.Func`` whose ``type`` is the cached one, which is what
+    ``Func.__call__`` converts the arguments and the result with."""
+
+    _fty: wc.FuncType
+
+    def type(self, store: wasmtime.Storelike) -> wc.FuncType:
+        return self._fty
+
+
+def _with_cached_type(func: wc.Func, store: wasmtime.Storelike) -> wc.Func:
+    """``func``, made to call with its type read once (if ``_CACHE_TYPES``)."""
+    if _CACHE_TYPES:
+        fty = _cached(func.type(store))
+        func.__class__ = _Func
+        func._fty = fty  # type: ignore[attr-defined]
+    return func
+
+
+# --------------------------------------------------------------------------
 # The engine
 
 
@@ -518,7 +717,7 @@ class Engine:
                 func = self._instance.get_func(self._store, fidx) if fidx is not None else None
                 if func is None:
                     raise RuntimeError(f"{self.path} does not export {iface}#{name}")
-                self._funcs[name] = func
+                self._funcs[name] = _with_cached_type(func, self._store)
 
     def call(self, name: str, *args: Any) -> Any:
         """Calls export ``name`` with already-lowered arguments.
