@@ -167,22 +167,15 @@ const PATTERNS: &[SecretPattern] = &[
     SecretPattern {
         kind: "assignment",
         reach: Reach::NonBlankLines(2),
-        needles: &[
-            "key",
-            "token",
-            "secret",
-            "password",
-            "passwd",
-            "pwd",
-            "credential",
-        ],
+        needles: ASSIGNED_NAME_ENDINGS,
         check: Some(is_not_a_reference),
         gate: Some(has_assignment),
         pattern: r#"(?i)(?P<keep>\b[A-Z0-9_.\-]*(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|_key|_token|token|_secret|secret|password|passwd|_pwd|credentials?)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'\\,;}{]{6,}"#,
     },
 ];
 
-/// The endings of the names the `assignment` pattern looks for.
+/// The endings of the names the `assignment` pattern looks for: its needles,
+/// and what [`has_assignment`] looks for before a `:` or `=`.
 const ASSIGNED_NAME_ENDINGS: &[&str] = &[
     "key",
     "token",

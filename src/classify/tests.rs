@@ -115,9 +115,10 @@ fn a_success_has_no_description_or_fingerprint() {
     );
 }
 
-/// Every output of the outcome corpus, the traces and the benchmark
-/// workload.
-fn corpus_outputs() -> Vec<String> {
+/// The distinct values of one string field (`field` picks it out of a line)
+/// over every line of the outcome corpus, the traces and the benchmark
+/// workload, sorted.
+fn corpus_strings(field: fn(&serde_json::Value) -> Option<&str>) -> Vec<String> {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut paths = vec![format!("{root}/bench/workload.jsonl")];
     for dir in ["tests/corpus", "tests/traces"] {
@@ -128,47 +129,29 @@ fn corpus_outputs() -> Vec<String> {
             }
         }
     }
-    paths.sort();
-    let mut outputs = Vec::new();
+    let mut values = Vec::new();
     for path in paths {
         for line in std::fs::read_to_string(&path).unwrap().lines() {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
-                && let Some(output) = v["output"].as_str()
+                && let Some(value) = field(&v)
             {
-                outputs.push(output.to_string());
+                values.push(value.to_string());
             }
         }
     }
-    outputs.sort();
-    outputs.dedup();
-    outputs
+    values.sort();
+    values.dedup();
+    values
 }
 
-/// Every shell command of the outcome corpus, the traces and the workload.
+/// Every output of the corpus, the traces and the workload.
+fn corpus_outputs() -> Vec<String> {
+    corpus_strings(|v| v["output"].as_str())
+}
+
+/// Every shell command of the corpus, the traces and the workload.
 fn corpus_commands() -> Vec<String> {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let mut paths = vec![format!("{root}/bench/workload.jsonl")];
-    for dir in ["tests/corpus", "tests/traces"] {
-        for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
-            let path = e.unwrap().path();
-            if path.extension().is_some_and(|x| x == "jsonl") {
-                paths.push(path.display().to_string());
-            }
-        }
-    }
-    let mut commands = Vec::new();
-    for path in paths {
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
-                && let Some(command) = v["args"]["command"].as_str()
-            {
-                commands.push(command.to_string());
-            }
-        }
-    }
-    commands.sort();
-    commands.dedup();
-    commands
+    corpus_strings(|v| v["args"]["command"].as_str())
 }
 
 #[test]
