@@ -9,7 +9,10 @@
 //! quote, `(`, `[`, `{`, `=`, `:`, `,`, `;`, `|`, `>`). It ends at
 //! whitespace, a quote, a closing bracket, `<`, `>`, `,`, `;`, `|` or `:`
 //! (so `src/main.rs:4:18` keeps its position) or where another one starts
-//! after an opening character, and a sentence's closing
+//! after an opening character. Two kinds of space do not end a path: those
+//! inside the project root (`/Users/Ana Lima/app/x.rs`), and those inside a
+//! quoted path that a later separator shows goes on (`File "/home/Ana
+//! Lima/x.py"`, where the quote closes on the same line). A sentence's closing
 //! `.`, `?` or `!` stays outside it; the root before such a `.` is written
 //! `./`, so that the two dots do not read as `..`. A URL's `scheme://host`
 //! is not a path; the path of a `file:///…` URL is.
@@ -84,10 +87,38 @@ pub(crate) fn generalize_path(path: &str, root: Option<&str>) -> String {
     path.to_string()
 }
 
+/// The length of the project root at the start of `path`, when `path` is the
+/// root or under it, so that spaces inside the root don't end the path.
+fn root_len(path: &str, root: Option<&str>) -> usize {
+    let Some(root) = root.map(|r| r.trim_end_matches(['/', '\\'])) else {
+        return 0;
+    };
+    let boundary = |c: char| c == '/' || c == '\\' || ends_path(c) || matches!(c, '.' | '?' | '!');
+    match path.strip_prefix(root) {
+        Some(rest) if !root.is_empty() && rest.chars().next().is_none_or(boundary) => root.len(),
+        _ => 0,
+    }
+}
+
+/// Where the last separator of a quoted path lies, when `prev` is a quote
+/// that closes on the same line: spaces before it are inside the path.
+fn quoted_span_end(path: &str, prev: Option<char>) -> usize {
+    let Some(quote) = prev.filter(|c| matches!(c, '"' | '\'' | '`')) else {
+        return 0;
+    };
+    let Some(close) = path
+        .find([quote, '\n'])
+        .filter(|&i| path[i..].starts_with(quote))
+    else {
+        return 0;
+    };
+    path[..close].rfind(['/', '\\']).unwrap_or(0)
+}
+
 /// The absolute path `text` starts with, after a character `prev` that may
 /// open one: how many bytes to copy first (the `//` of `file:///`), and the
 /// path's length in bytes. `None` when no path starts here.
-fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
+fn path_at(text: &str, prev: Option<char>, root: Option<&str>) -> Option<(usize, usize)> {
     let (skip, body) = if text.starts_with('/') {
         if prev == Some(':') && text.starts_with("//") {
             // `scheme://host/…` is a URL; `file:///path` holds a path.
@@ -107,10 +138,16 @@ fn path_at(text: &str, prev: Option<char>) -> Option<(usize, usize)> {
     let path = &text[skip..];
     // It ends at a terminator, or at an opener that starts another path
     // (`/a/x.rs(/b/y.rs`), so that one is generalized on its own.
+    let in_root = root_len(path, root);
+    let in_quotes = quoted_span_end(path, prev);
     let end = path[body..]
         .char_indices()
         .find(|&(j, c)| {
-            ends_path(c) || (OPENERS.contains(&c) && starts_path(&path[body + j + c.len_utf8()..]))
+            let at = body + j;
+            if c == ' ' && (at < in_root || at < in_quotes) {
+                return false;
+            }
+            ends_path(c) || (OPENERS.contains(&c) && starts_path(&path[at + c.len_utf8()..]))
         })
         .map_or(path.len(), |(j, _)| body + j);
     let token = &path[..end];
@@ -135,7 +172,7 @@ pub(crate) fn generalize_text(text: &str, root: Option<&str>) -> String {
     let mut i = 0;
     while let Some(c) = text[i..].chars().next() {
         if opens_path(prev)
-            && let Some((skip, len)) = path_at(&text[i..], prev)
+            && let Some((skip, len)) = path_at(&text[i..], prev, root)
         {
             let path = &text[i + skip..i + skip + len];
             let general = generalize_path(path, root);
@@ -214,6 +251,51 @@ mod tests {
         // A root of `/` alone, or empty, generalizes nothing as relative.
         assert_eq!(generalize_path("/etc/hosts", Some("/")), "…/etc/hosts");
         assert_eq!(generalize_path("/etc/hosts", Some("")), "…/etc/hosts");
+    }
+
+    #[test]
+    fn a_root_with_spaces_is_one_path() {
+        let root = Some("/Users/Ana Lima/my app");
+        let cases = [
+            ("/Users/Ana Lima/my app", "."),
+            ("cd /Users/Ana Lima/my app && make", "cd . && make"),
+            (
+                "error at /Users/Ana Lima/my app/src/x.rs:4:5 here",
+                "error at src/x.rs:4:5 here",
+            ),
+            ("(/Users/Ana Lima/my app/a.js:1:2)", "(a.js:1:2)"),
+            ("see /Users/Ana Lima/my app.", "see ./."),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(generalize_text(input, root), expected, "{input:?}");
+        }
+        // A sibling whose name only starts like the root is not under it: an
+        // unquoted path outside the root still ends at its first space.
+        let sibling = generalize_text("/Users/Ana Lima/my apple/x", root);
+        assert_eq!(sibling, "…/Users/Ana Lima/my apple/x");
+    }
+
+    #[test]
+    fn a_quoted_path_with_spaces_is_one_path() {
+        let cases = [
+            (
+                "File \"/home/Ana Lima/work/x.py\", line 3, in <module>",
+                "File \"…/work/x.py\", line 3, in <module>",
+            ),
+            (
+                "{\"path\":\"/Volumes/My Disk/Ana Lima/notes.txt\"}",
+                "{\"path\":\"…/Ana Lima/notes.txt\"}",
+            ),
+            ("'C:\\Users\\Ana Lima\\app\\x.rs'", "'…/app/x.rs'"),
+            // A quoted command line: its words after the last path stay.
+            ("'/usr/bin/python3 -m pip'", "'…/bin/python3 -m pip'"),
+            // A quote that does not close on the line: spaces end the path.
+            ("it's /home/ana/x y\nz'", "it's …/ana/x y\nz'"),
+            ("\"/home/ana/a b", "\"…/ana/a b"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(text(input), expected, "{input:?}");
+        }
     }
 
     #[test]
