@@ -359,6 +359,20 @@ impl Classifier {
                 });
             }
         }
+        if !proof_only
+            && let (Some(code), Some(program)) = (obs.exit_code, obs.program.as_deref())
+            && let Some((_, _, category, id)) = rules::DECISIVE_EXIT_CODES
+                .iter()
+                .find(|(p, c, _, _)| *p == program && *c == code)
+        {
+            return Some(Decision {
+                category: *category,
+                rule: (*id).to_string(),
+                at: None,
+                describe: None,
+                suggestion: None,
+            });
+        }
         let lines = rule_needles().lines(&obs.output);
         for (i, (rule, regex)) in RULES.iter().zip(line_regexes()).enumerate() {
             if (proof_only && !rule.proof)
@@ -516,7 +530,15 @@ pub struct RuleInfo {
 /// The built-in rule table, flattened: a table rule gives one row per code
 /// and a `*` row for its default.
 pub fn rule_table() -> Vec<RuleInfo> {
-    let mut rows = Vec::new();
+    let mut rows: Vec<RuleInfo> = rules::DECISIVE_EXIT_CODES
+        .iter()
+        .map(|(_, _, category, id)| RuleInfo {
+            id: (*id).to_string(),
+            scope: "shell",
+            pattern: "(program exit code, before any text rule)",
+            category: *category,
+        })
+        .collect();
     for r in RULES {
         match r.decide {
             Decide::Fixed(category) => rows.push(RuleInfo {

@@ -4,14 +4,16 @@
 //!
 //! Order of precedence (the README documents the same):
 //! 1. host rules from the config;
-//! 2. terminal outcomes: cancellations;
-//! 3. agent-tool protocol: no tool call, unknown tool, invalid tool arguments;
-//! 4. edit mismatches (edit tools, and `git apply`/`patch` in the shell);
-//! 5. test failures (test-runner summaries; generic assertions only in a test run);
-//! 6. provider errors;
-//! 7. code tables: rustc codes, TypeScript codes, mypy codes, exception names;
-//! 8. text rules from the most specific cause to the most general;
-//! 9. exit-code fallbacks, then `unknown`.
+//! 2. decisive exit codes ([`DECISIVE_EXIT_CODES`]: `timeout` cut it off);
+//! 3. terminal outcomes: cancellations;
+//! 4. agent-tool protocol: no tool call, unknown tool, invalid tool arguments;
+//! 5. edit mismatches (edit tools, and `git apply`/`patch` in the shell);
+//! 6. a process killed by its own resource limit;
+//! 7. test failures (test-runner summaries; generic assertions only in a test run);
+//! 8. provider errors;
+//! 9. code tables: rustc codes, TypeScript codes, mypy codes, exception names;
+//! 10. text rules from the most specific cause to the most general;
+//! 11. exit-code fallbacks, then `unknown`.
 //!
 //! Every rule has needles: lowercase substrings, one of which occurs (ignoring
 //! ASCII case) on the line of every match. A rule's regex runs only over the
@@ -337,6 +339,22 @@ pub const RULES: &[BuiltinRule] = &[
         EditMismatch,
     ),
     // 5. Test failures.
+    // A process killed by its own resource limit tells more than the test
+    // summary that reports the crash.
+    rule(
+        "resource.fatal",
+        Scope::NotRead,
+        &[
+            "overflowed",
+            "stack overflow",
+            "memory allocation",
+            "heap out of memory",
+            "outofmemoryerror",
+            "bad_alloc",
+        ],
+        r"(?m)has overflowed its stack|fatal runtime error: stack overflow|memory allocation of \d+ bytes failed|JavaScript heap out of memory|java\.lang\.OutOfMemoryError|std::bad_alloc",
+        Resource,
+    ),
     proof(rule(
         "test.cargo",
         Scope::Any,
@@ -348,7 +366,7 @@ pub const RULES: &[BuiltinRule] = &[
         "test.pytest",
         Scope::Any,
         &["failed", "error ", "failures"],
-        r"(?m)^FAILED \S+::\S+|^FAILED \S+\.py\b|^=+ .*\b\d+ failed\b.* =+$|^ERROR \S+::\S+ - |^=+ FAILURES =+$",
+        r"(?m)^FAILED \S+::\S+|^FAILED \S+\.py\b|^=+ .*\b\d+ failed\b.* =+$|^ERROR \S+::\S+ - |^=+ FAILURES =+$|^(\d+ \w+, )*\d+ failed(, \d+ \w+)* in [\d.]+s|^_+ ERROR at (setup|teardown) of ",
         TestFailure,
     ),
     rule(
@@ -369,7 +387,7 @@ pub const RULES: &[BuiltinRule] = &[
         "test.tap",
         Scope::Any,
         &["not ok", "fail"],
-        r"(?m)^not ok \d+|^# fail [1-9]|^\s*\d+ failing$|^✖ failing tests|^ℹ fail [1-9]",
+        r"(?m)^not ok \d+|^# fail [1-9]|^\s*\d+ failing$|^✖ failing tests|^ℹ fail [1-9]|^#\s+Failed test\b|^# Looks like you failed \d+|^Failed \d+/\d+ subtests|^Result: FAIL$",
         TestFailure,
     ),
     rule(
@@ -444,8 +462,9 @@ pub const RULES: &[BuiltinRule] = &[
             "cannot find package",
             "can't resolve",
             "no module named",
+            "main class",
         ],
-        r#"(?im)(cannot find (module|package)|can't resolve) ['"`‘]?(\.{1,2}/|/|[a-z]:\\)|no module named [\w.]+\.__main__"#,
+        r#"(?im)(cannot find (module|package)|can't resolve) ['"`‘]?(\.{1,2}/|/|[a-z]:\\)|no module named [\w.]+\.__main__|could not find or load main class"#,
         NotFound,
     ),
     rule(
@@ -515,11 +534,18 @@ pub const RULES: &[BuiltinRule] = &[
     table(
         "exception.name",
         &["error", "exception", "interrupt", "timeout", "expired"],
-        r"(?m)^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout|Expired)|gaierror)(?::|\s*$)",
+        r#"(?m)^(?:Exception in thread "[^"]*" |Caused by: )?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout|Expired)|gaierror)(?::|\s*$)"#,
         &EXCEPTIONS,
         Pick::Last,
     ),
     // 9. Text rules, most specific cause first.
+    rule(
+        "permission.readonly-database",
+        Scope::NotRead,
+        &["readonly database"],
+        r"(?im)attempt to write a readonly database",
+        Permission,
+    ),
     rule(
         "syntax.parse",
         Scope::NotRead,
@@ -545,8 +571,21 @@ pub const RULES: &[BuiltinRule] = &[
             "closing delimiter",
             "missing separator",
             "unmatched",
+            "' expected",
+            "> expected",
+            "record expected",
+            "illegal start",
+            "while parsing",
+            "not a statement",
+            "non-parseable",
+            "well-formed",
+            "mismatched tag",
+            "start tag",
+            "-e expression #",
+            "duplicate key",
+            ".toml:",
         ],
-        r"(?im)\bsyntax ?error\b|syntax error near unexpected token|unexpected token|unexpected end of (input|file|json|stream)|unexpected (eof|character|indent|identifier|keyword|string|number|symbol)|\bparse error|parsing (error|failed)|failed to parse|could not parse|unable to parse|unterminated (string|quoted|template|character|comment|regular)|expected one of .* found|expected .{1,40}, found\b|invalid (json|yaml|toml)|not valid (json|yaml|toml)|mapping values are not allowed|unclosed (delimiter|bracket|paren)|json decode error|expecting (value|property name)|invalid requirement|invalid (basic|literal) string|toml parse error|failed to parse manifest|expected .{1,30} following|expected (item|expression|type|pattern|identifier|statement)\b|(unexpected|mismatched) closing delimiter|missing separator|unmatched [(\[{]|expected ['‘`\x22].{1,12}['’`\x22] before",
+        r"(?im)\bsyntax ?error\b|syntax error near unexpected token|unexpected token|unexpected end of (input|file|json|stream)|unexpected (eof|character|indent|identifier|keyword|string|number|symbol)|\bparse error|parsing (error|failed)|failed to parse|could not parse|unable to parse|unterminated (string|quoted|template|character|comment|regular)|expected one of .* found|expected .{1,40}, found\b|invalid (json|yaml|toml)|not valid (json|yaml|toml)|mapping values are not allowed|unclosed (delimiter|bracket|paren)|json decode error|expecting (value|property name)|invalid requirement|invalid (basic|literal) string|toml parse error|failed to parse manifest|expected .{1,30} following|expected (item|expression|type|pattern|identifier|statement)\b|(unexpected|mismatched) closing delimiter|missing separator|unmatched [(\[{]|expected ['‘`\x22].{1,12}['’`\x22] before|: error: (['‘<][^'’>]{1,20}['’>] expected|class, interface, enum, or record expected|illegal start of \w+|reached end of file while parsing|not a statement)|non-parseable (pom|settings|xml)|not well-formed|mismatched tag|must match start tag|-e expression #\d+, char \d+: |^error: duplicate key|^\s*--> \S*\.toml:\d+:\d+",
         Syntax,
     ),
     rule(
@@ -642,8 +681,9 @@ pub const RULES: &[BuiltinRule] = &[
             "signal: 9",
             "limit exceeded",
             "overflow",
+            "bad_alloc",
         ],
-        r"(?im)out of memory|\boom\b|cannot allocate memory|\benomem\b|memory allocation (of \d+ bytes )?failed|no space left on device|\benospc\b|disk quota|quota exceeded|too many open files|\bemfile\b|heap out of memory|^killed\s*$|killed by signal 9|\bsigkill\b|signal: 9|oom-?kill|file size limit exceeded|has overflowed its stack|stack overflow",
+        r"(?im)out of memory|\boom\b|cannot allocate memory|\benomem\b|memory allocation (of \d+ bytes )?failed|no space left on device|\benospc\b|disk quota|quota exceeded|too many open files|\bemfile\b|heap out of memory|^killed\s*$|killed by signal 9|\bsigkill\b|signal: 9|oom-?kill|file size limit exceeded|has overflowed its stack|stack overflow|std::bad_alloc",
         Resource,
     ),
     rule(
@@ -672,8 +712,22 @@ pub const RULES: &[BuiltinRule] = &[
             "notarget",
             "etarget",
             "missing packages",
+            "does not exist",
+            "in @inc",
+            "need to install",
+            "could not be resolved",
+            "could not resolve dependencies",
+            "not been downloaded",
+            "could not find artifact",
+            "select a version",
+            "conflicting dependencies",
+            "resolutionimpossible",
+            "eresolve",
+            "dependency tree",
+            "make: ",
+            "make[",
         ],
-        r"(?im)command not found|^\S*sh: (line )?\d+: \S+: not found|no module named|cannot find module|module not found|can't resolve '|could not find a version that satisfies|no matching distribution|no matching package|could not find `[^`]+` in (the )?registry|is not in (this|the npm) registry|\bE404\b|not found: [\w@/.\-]+@|package (['`]?[\w@/.\-]+['`]? )?(is )?not (found|installed|available)|unable to find (package|crate|module|library)|unresolved import|use of (undeclared|unresolved) (crate|module)|can't find crate|fatal error: [^:\n]+\.(h|hpp|hh): no such file|error while loading shared libraries|cannot open shared object file|library not found|ld: cannot find -l|\bnot installed\b|is not recognized as an internal or external command|executable file not found in \$path|no such command|requires? (the )?[\w\-]+ (package|module|crate) to be installed|cannot find package|could not be found in registry|\bnotarget\b|\betarget\b|no matching version found|missing packages",
+        r"(?im)command not found|^\S*sh: (line )?\d+: \S+: not found|no module named|cannot find module|module not found|can't resolve '|could not find a version that satisfies|no matching distribution|no matching package|could not find `[^`]+` in (the )?registry|is not in (this|the npm) registry|\bE404\b|not found: [\w@/.\-]+@|package (['`]?[\w@/.\-]+['`]? )?(is )?not (found|installed|available)|unable to find (package|crate|module|library)|unresolved import|use of (undeclared|unresolved) (crate|module)|can't find crate|fatal error: [^:\n]+\.(h|hpp|hh): no such file|error while loading shared libraries|cannot open shared object file|library not found|ld: cannot find -l|\bnot installed\b|is not recognized as an internal or external command|executable file not found in \$path|no such command|requires? (the )?[\w\-]+ (package|module|crate) to be installed|cannot find package|could not be found in registry|\bnotarget\b|\betarget\b|no matching version found|missing packages|: error: package [\w.]+ does not exist|can't locate \S+\.pm in @inc|you may need to install the \S+ module|(dependencies|dependency|artifact|plugin)( \S+)? could not be resolved|or one of its dependencies could not be resolved|could not resolve dependencies|has not been downloaded from it before|could not find artifact|failed to select a version for|conflicting dependencies|\bresolutionimpossible\b|\beresolve\b|unable to resolve dependency tree|^make(\[\d+\])?: [^*\s:/]+: (no such file or directory|command not found)",
         MissingDependency,
     ),
     rule(
@@ -698,15 +752,27 @@ pub const RULES: &[BuiltinRule] = &[
             "has no",
             "does not have",
             "doesn't have",
+            "cannot find symbol",
+            "in this scope",
+            "undefined subroutine",
+            "object method",
+            "invalid command name",
         ],
-        r"(?im)has no attribute|no (method|field|member|attribute|function|property|variant|associated item) named|(is not|isn't) defined|cannot import name|is not a (constructor|method)|(does not|doesn't) have (a |an )?(method|property|member|attribute|field)|no member named|not a member of|unknown (field|method|attribute|property)|no exported member|does not provide an export named|is not exported|(too many|too few) arguments to function|has no (member|method|field)",
+        r"(?im)has no attribute|no (method|field|member|attribute|function|property|variant|associated item) named|(is not|isn't) defined|cannot import name|is not a (constructor|method)|(does not|doesn't) have (a |an )?(method|property|member|attribute|field)|no member named|not a member of|unknown (field|method|attribute|property)|no exported member|does not provide an export named|is not exported|(too many|too few) arguments to function|has no (member|method|field)|error: cannot find symbol|cannot find (macro|value|function|type|trait|struct|attribute|derive macro) `[^`]+` in this scope|undefined subroutine &?[\w:]+ called|can't locate object method|^invalid command name ",
         ApiMismatch,
     ),
     rule(
         "type.mismatch",
         Scope::NotRead,
-        &["type", "assignable", "convert"],
-        r"(?im)\btype ?error\b|incompatible types?|mismatched types|type mismatch|is not assignable to|cannot be converted|has incompatible type|cannot convert|invalid type",
+        &[
+            "type",
+            "assignable",
+            "convert",
+            "cannot index",
+            "cannot iterate",
+            "cannot be ",
+        ],
+        r"(?im)\btype ?error\b|incompatible types?|mismatched types|type mismatch|is not assignable to|cannot be converted|has incompatible type|cannot convert|invalid type|cannot index \w+ with|cannot iterate over \w+|\w+ \(.*\) and \w+ \(.*\) cannot be (added|subtracted|multiplied|divided)",
         TypeError,
     ),
     rule(
@@ -740,8 +806,9 @@ pub const RULES: &[BuiltinRule] = &[
             "makefile",
             "no targets",
             "target named",
+            "no pom",
         ],
-        r"(?im)no such file or directory|\benoent\b|(does not|doesn't|did not) exist|\bnot found\b|cannot find|can't open file|cannot access|cannot open|could not (open|find|read|locate)|couldn't find|pathspec .* did not match|unknown revision|bad revision|not a git repository|(status( code)?|http|code|error)[:= ]+404\b|HTTP/[\d.]+ 404\b|no such (key|container|image|table|column|branch|remote|ref|device|process|user|file|directory|module|host)|is not a directory|cannot stat|unable to find|did not match any|missing script|no rule to make target|no makefile found|no targets specified|no (bin |example |test )?target named",
+        r"(?im)no such file or directory|\benoent\b|(does not|doesn't|did not) exist|\bnot found\b|cannot find|can't open file|cannot access|cannot open|could not (open|find|read|locate)|couldn't find|pathspec .* did not match|unknown revision|bad revision|not a git repository|(status( code)?|http|code|error)[:= ]+404\b|HTTP/[\d.]+ 404\b|no such (key|container|image|table|column|branch|remote|ref|device|process|user|file|directory|module|host)|is not a directory|cannot stat|unable to find|did not match any|missing script|no rule to make target|no makefile found|no targets specified|no (bin |example |test )?target named|there is no pom in this directory",
         NotFound,
     ),
     rule(
@@ -781,8 +848,11 @@ pub const RULES: &[BuiltinRule] = &[
             "wrong number of arguments",
             "too many arguments",
             "too few arguments",
+            "lifecycle phase",
+            "this feature",
+            "these features",
         ],
-        r"(?im)unexpected argument|unrecognized (arguments?|option|flag|subcommand|command)|unknown (option|flag|argument|command|subcommand|switch)|invalid (option|argument|value for|flag|number|count)|bad option|unknown predicate|argument for .{1,30} must be|illegal option|requires an argument|(option|flag) requires a value|missing (required )?(argument|operand|option)|the following arguments are required|^usage:|\busage: \S+|no such (option|subcommand)|is not a \w+ command|expects \d+ arguments?|wrong number of arguments|too (many|few) arguments",
+        r"(?im)unexpected argument|unrecognized (arguments?|option|flag|subcommand|command)|unknown (option|flag|argument|command|subcommand|switch)|invalid (option|argument|value for|flag|number|count)|bad option|unknown predicate|argument for .{1,30} must be|illegal option|requires an argument|(option|flag) requires a value|missing (required )?(argument|operand|option)|the following arguments are required|^usage:|\busage: \S+|no such (option|subcommand)|is not a \w+ command|expects \d+ arguments?|wrong number of arguments|too (many|few) arguments|unknown lifecycle phase|does not contain (this|these) features?|none of the selected packages contains? th(is|ese) features?",
         InvalidArguments,
     ),
     rule(
@@ -807,8 +877,11 @@ pub const RULES: &[BuiltinRule] = &[
             "elifecycle",
             "command failed",
             "error ts",
+            "errors.",
+            "error.",
+            "problem",
         ],
-        r"(?im)could not compile|compilation (failed|terminated|error)|build (failed|error)|failed to build|linking with .* failed|undefined reference to|ld returned \d+ exit status|linker command failed|make(\[\d+\])?: \*\*\*|error: aborting due to|cannot compile|^error in |errors? generated|elifecycle|error command failed with exit code|\berror ts\d+",
+        r"(?im)could not compile|compilation (failed|terminated|error)|build (failed|error)|failed to build|linking with .* failed|undefined reference to|ld returned \d+ exit status|linker command failed|make(\[\d+\])?: \*\*\*|error: aborting due to|cannot compile|^error in |errors? generated|elifecycle|error command failed with exit code|\berror ts\d+|^Found [1-9]\d* errors?\.|^✖ \d+ problems? \([1-9]\d* errors?",
         BuildFailure,
     ),
     rule(
@@ -843,8 +916,11 @@ pub const RULES: &[BuiltinRule] = &[
             "\x0Bat ",
             "\x0Cat ",
             "\rat ",
+            "terminate called",
+            "illegal division",
+            " line ",
         ],
-        r"(?im)traceback \(most recent call last\)|panicked at|\bpanic:|segmentation fault|core dumped|uncaught|unhandled (exception|rejection|promise|error)|exception in thread|goroutine \d+ \[running\]|runtime error|\bsigsegv\b|\bsigabrt\b|aborted \(core|double free|maximum recursion depth|(exited|exit) with (code|status) [1-9]|^\s+at .+:\d+:\d+\)?$|unhandled '?error'? event",
+        r"(?im)traceback \(most recent call last\)|panicked at|\bpanic:|segmentation fault|core dumped|uncaught|unhandled (exception|rejection|promise|error)|exception in thread|goroutine \d+ \[running\]|runtime error|\bsigsegv\b|\bsigabrt\b|aborted \(core|double free|maximum recursion depth|(exited|exit) with (code|status) [1-9]|^\s+at .+:\d+:\d+\)?$|unhandled '?error'? event|terminate called after throwing|illegal division by zero|^.+ at \S+ line \d+(, <\w+> (line|chunk) \d+)?\.$",
         Runtime,
     ),
 ];
@@ -860,6 +936,14 @@ pub const EXIT_CODES: &[(i32, Category, &str)] = &[
     (134, Runtime, "exit.134-abort"),
 ];
 
+/// Exit codes of one program (the last stage of a shell command) that decide
+/// before any text rule: `timeout` exits 124 (or 137 after `-s KILL`) only
+/// when the time limit cut the command off, whatever it had printed.
+pub const DECISIVE_EXIT_CODES: &[(&str, i32, Category, &str)] = &[
+    ("timeout", 124, Timeout, "exit.timeout-124"),
+    ("timeout", 137, Timeout, "exit.timeout-137"),
+];
+
 /// Exit codes with a meaning for one program (the last stage of a shell
 /// command), tried before [`EXIT_CODES`].
 pub const PROGRAM_EXIT_CODES: &[(&str, i32, Category, &str)] = &[
@@ -873,8 +957,6 @@ pub const PROGRAM_EXIT_CODES: &[(&str, i32, Category, &str)] = &[
     ("wget", 4, Network, "exit.wget-4-network"),
     ("wget", 5, Network, "exit.wget-5-tls"),
     ("wget", 6, Permission, "exit.wget-6-auth"),
-    ("timeout", 124, Timeout, "exit.timeout-124"),
-    ("timeout", 137, Timeout, "exit.timeout-137"),
 ];
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! Deciding whether an outcome is a failure at all, before any category.
 //!
 //! 1. An expected exploratory result (a search with no match, `diff` finding
-//!    differences, `test` answering no) is never a failure.
+//!    differences, `test` answering no, `cargo fmt --check` finding code to
+//!    format, `pip show` of a package that is not installed, a silent
+//!    `test -x bin/app && ...` or `python -c "...sys.exit(cond)"`) is never
+//!    a failure.
 //! 2. Otherwise the host's is-error flag decides when it is given,
 //! 3. then the exit code,
 //! 4. then strong markers at the start of the text;
@@ -45,6 +48,36 @@ fn git_answering_regex() -> &'static Regex {
         &RE,
         r"\bgit\s+(grep|diff\s+.*--(quiet|exit-code)|diff-index\s+--quiet|rev-parse\s+--verify|ls-files\s+--error-unmatch|show-ref)\b",
     )
+}
+
+/// Commands that ask whether the code is formatted (`cargo fmt --check`,
+/// `black --check`, ...) or whether a package is installed (`pip show`), as
+/// the last command of the line: exit status 1 is their "no".
+fn check_command_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    crate::lazy_regex::cached(
+        &RE,
+        r"(\b(cargo fmt|rustfmt|black|ruff format|prettier|isort)\b[^|;&]*\s(--check|-c)\b|\bpip3? show\b)[^|;&]*$",
+    )
+}
+
+/// Commands whose silent non-zero exit is an answer: a stage that is a test
+/// (`test`, `[`, `[[`, `command -v`, `type`, `pidof`), a one-liner that exits
+/// with its answer (`python -c "...sys.exit(cond)"`, `node -e`), or `jq -e`
+/// (1: the last result was false or null; 4: there was none).
+fn silent_check_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    crate::lazy_regex::cached(
+        &RE,
+        r"(^|[;&|(]\s*)(test|\[\[?|command -v|type|pidof)\s|\b(python3?|node)\s+(-c|-e)\s|\bjq\s+(-\w+\s+)*-e\b",
+    )
+}
+
+/// Whether a line of `output` starts with an error marker: a check command
+/// that could not run says so that way.
+fn has_error_line(output: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    crate::lazy_regex::cached(&RE, r"(?im)^\s*(error|\[error\]|fatal|traceback)\b").is_match(output)
 }
 
 fn strong_marker_regex() -> &'static Regex {
@@ -117,10 +150,24 @@ pub fn signal(obs: &Observation) -> Signal {
             return Signal::Success("signal.answered-no");
         }
     }
+    if obs.family == Family::Shell
+        && obs.output.trim().is_empty()
+        && let Some(command) = obs.command.as_deref()
+        && (obs.exit_code == Some(1) || (obs.exit_code == Some(4) && command.contains("jq ")))
+        && silent_check_regex().is_match(command)
+    {
+        return Signal::Success("signal.answered-no");
+    }
     if obs.family == Family::Shell && matches!(obs.exit_code, Some(1) | None) {
         let t = obs.output.trim();
         let command = obs.command.as_deref().unwrap_or("");
         if t.is_empty() && git_answering_regex().is_match(command) {
+            return Signal::Success("signal.answered-no");
+        }
+        if obs.exit_code == Some(1)
+            && check_command_regex().is_match(command)
+            && !has_error_line(&obs.output)
+        {
             return Signal::Success("signal.answered-no");
         }
         if t.len() < 2000

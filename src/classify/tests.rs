@@ -116,12 +116,12 @@ fn a_success_has_no_description_or_fingerprint() {
 }
 
 /// The distinct values of one string field (`field` picks it out of a line)
-/// over every line of the outcome corpus, the traces and the benchmark
-/// workload, sorted.
+/// over every line of the outcome corpus, the held-out cases, the traces
+/// and the benchmark workload, sorted.
 fn corpus_strings(field: fn(&serde_json::Value) -> Option<&str>) -> Vec<String> {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut paths = vec![format!("{root}/bench/workload.jsonl")];
-    for dir in ["tests/corpus", "tests/traces"] {
+    for dir in ["tests/corpus", "tests/heldout", "tests/traces"] {
         for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
             let path = e.unwrap().path();
             if path.extension().is_some_and(|x| x == "jsonl") {
