@@ -256,3 +256,66 @@ pub const EXCEPTIONS: CodeTable = CodeTable {
         ("StringIndexOutOfBoundsException", Runtime),
     ],
 };
+
+/// Node.js error codes (`Error [ERR_X]: …`, `code: 'ERR_X'`) whose meaning
+/// is clearer than their message; the others let later rules decide.
+pub const NODE: CodeTable = CodeTable {
+    name: "node",
+    default: None,
+    entries: &[
+        ("ERR_REQUIRE_ESM", ApiMismatch),
+        ("ERR_REQUIRE_ASYNC_MODULE", ApiMismatch),
+        ("ERR_PACKAGE_PATH_NOT_EXPORTED", ApiMismatch),
+        ("ERR_INVALID_ARG_TYPE", TypeError),
+        ("ERR_SOCKET_CONNECTION_TIMEOUT", Timeout),
+    ],
+};
+
+/// The summaries of HCL diagnostics (`Error: Unsupported argument`), as
+/// Terraform and OpenTofu print them, with or without the `│` box.
+pub const HCL: CodeTable = CodeTable {
+    name: "hcl",
+    default: None,
+    entries: &[
+        ("Argument or block definition required", Syntax),
+        ("Invalid block definition", Syntax),
+        ("Unclosed configuration block", Syntax),
+        ("Invalid expression", Syntax),
+        ("Missing newline after argument", Syntax),
+        ("Invalid character", Syntax),
+        ("Unterminated template string", Syntax),
+        ("Invalid multi-line string", Syntax),
+        ("Missing item separator", Syntax),
+        ("Missing attribute separator", Syntax),
+        ("Extra characters after expression", Syntax),
+        ("Invalid argument name", Syntax),
+        ("Unsupported argument", ApiMismatch),
+        ("Unsupported block type", ApiMismatch),
+        ("Unsupported attribute", ApiMismatch),
+        ("Missing required argument", ApiMismatch),
+        ("Reference to undeclared input variable", ApiMismatch),
+        ("Reference to undeclared resource", ApiMismatch),
+        ("Reference to undeclared local value", ApiMismatch),
+        ("Reference to undeclared module", ApiMismatch),
+        ("Call to unknown function", ApiMismatch),
+        ("Too many function arguments", ApiMismatch),
+        ("Not enough function arguments", ApiMismatch),
+        ("Invalid value for input variable", TypeError),
+        ("Invalid value for variable", TypeError),
+        ("Invalid default value for variable", TypeError),
+        ("Invalid function argument", TypeError),
+        ("Incorrect attribute value type", TypeError),
+        ("Unsuitable value type", TypeError),
+        ("Inconsistent conditional result types", TypeError),
+        ("Invalid template interpolation value", TypeError),
+        ("Missing required provider", MissingDependency),
+        ("Module not installed", MissingDependency),
+        ("Required plugins are not installed", MissingDependency),
+        ("Inconsistent dependency lock file", MissingDependency),
+        ("Failed to parse command-line flags", InvalidArguments),
+        ("Too many command line arguments", InvalidArguments),
+        ("Value for undeclared variable", InvalidArguments),
+        ("No configuration files", NotFound),
+        ("Test assertion failed", TestFailure),
+    ],
+};

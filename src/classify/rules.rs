@@ -20,7 +20,7 @@
 //! lines that hold one of its needles (see [`crate::needles`]), so a rule
 //! matches within one line. That keeps clean and long outputs cheap.
 
-use super::codes::{CodeTable, EXCEPTIONS, MYPY, RUSTC, TYPESCRIPT};
+use super::codes::{CodeTable, EXCEPTIONS, HCL, MYPY, NODE, RUSTC, TYPESCRIPT};
 use crate::category::Category::{self, *};
 use crate::tools::Family;
 
@@ -184,7 +184,7 @@ pub const RULES: &[BuiltinRule] = &[
             "was rejected",
             "^c",
         ],
-        r"(?im)request interrupted by user|interrupted by (the )?user|user (doesn't|does not) want to (proceed|take this action)|(cancelled|canceled|aborted) by (the )?user|user (rejected|denied|declined)|tool (use|call) was (rejected|cancelled|canceled)|operation (was )?(cancelled|canceled|aborted)\.?$|^\s*(cancelled|canceled|aborted|interrupted)\.?\s*$|^\^c\s*$",
+        r"(?im)request interrupted by user|interrupted by (the )?user|user (doesn't|does not) want to (proceed|take this action)|(cancelled|canceled|aborted) by (the )?user|user (rejected|denied|declined)|tool (use|call) was (rejected|cancelled|canceled)|operation (was )?(cancelled|canceled|aborted)\.?$|^[ \t]*(cancelled|canceled|aborted|interrupted)\.?\s*$|^\^c\s*$",
         Cancelled,
     )),
     rule(
@@ -373,21 +373,21 @@ pub const RULES: &[BuiltinRule] = &[
         "test.jest",
         Scope::Any,
         &["fail", "×", "✕", "❯", "●"],
-        r"(?m)^Tests:\s+.*\b\d+ failed|^Test Files\s+.*\b\d+ failed|^\s*(FAIL|×|✕|❯)\s+\S+\.(test|spec)\.[cm]?[jt]sx?|^\s*●\s.+›",
+        r"(?m)^Tests:\s+.*\b\d+ failed|^Test Files\s+.*\b\d+ failed|^[ \t]*(FAIL|×|✕|❯)\s+\S+\.(test|spec)\.[cm]?[jt]sx?|^[ \t]*●\s.+›",
         TestFailure,
     ),
     rule(
         "test.go",
         Scope::Any,
         &["fail"],
-        r"(?m)^\s*--- FAIL: |^FAIL\s+\S+\s+[\d.]+s$|^FAIL$",
+        r"(?m)^[ \t]*--- FAIL: |^FAIL\s+\S+\s+[\d.]+s$|^FAIL$",
         TestFailure,
     ),
     rule(
         "test.tap",
         Scope::Any,
         &["not ok", "fail"],
-        r"(?m)^not ok \d+|^# fail [1-9]|^\s*\d+ failing$|^✖ failing tests|^ℹ fail [1-9]|^#\s+Failed test\b|^# Looks like you failed \d+|^Failed \d+/\d+ subtests|^Result: FAIL$",
+        r"(?m)^not ok \d+|^# fail [1-9]|^[ \t]*\d+ failing$|^✖ failing tests|^ℹ fail [1-9]|^#\s+Failed test\b|^# Looks like you failed \d+|^Failed \d+/\d+ subtests|^Result: FAIL$",
         TestFailure,
     ),
     rule(
@@ -447,6 +447,13 @@ pub const RULES: &[BuiltinRule] = &[
         ProviderError,
     ),
     // 7. Causes that must win over the code tables.
+    rule(
+        "api.esm-export",
+        Scope::NotRead,
+        &["named export", "an export named"],
+        r"(?im)named export '[^']+' not found|does not provide an export named",
+        ApiMismatch,
+    ),
     rule(
         "exception.type-arity",
         Scope::NotRead,
@@ -532,6 +539,20 @@ pub const RULES: &[BuiltinRule] = &[
         Pick::First,
     ),
     table(
+        "node.code",
+        &["err_"],
+        r"(?:\[|code: ')(ERR_[A-Z0-9_]+)",
+        &NODE,
+        Pick::First,
+    ),
+    table(
+        "hcl.summary",
+        &["error: "],
+        r"(?m)^(?:│ )?Error: (.+?)\s*$",
+        &HCL,
+        Pick::First,
+    ),
+    table(
         "exception.name",
         &["error", "exception", "interrupt", "timeout", "expired"],
         r#"(?m)^(?:Exception in thread "[^"]*" |Caused by: )?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout|Expired)|gaierror)(?::|\s*$)"#,
@@ -584,8 +605,10 @@ pub const RULES: &[BuiltinRule] = &[
             "-e expression #",
             "duplicate key",
             ".toml:",
+            "yaml to json",
+            "yaml: line",
         ],
-        r"(?im)\bsyntax ?error\b|syntax error near unexpected token|unexpected token|unexpected end of (input|file|json|stream)|unexpected (eof|character|indent|identifier|keyword|string|number|symbol)|\bparse error|parsing (error|failed)|failed to parse|could not parse|unable to parse|unterminated (string|quoted|template|character|comment|regular)|expected one of .* found|expected .{1,40}, found\b|invalid (json|yaml|toml)|not valid (json|yaml|toml)|mapping values are not allowed|unclosed (delimiter|bracket|paren)|json decode error|expecting (value|property name)|invalid requirement|invalid (basic|literal) string|toml parse error|failed to parse manifest|expected .{1,30} following|expected (item|expression|type|pattern|identifier|statement)\b|(unexpected|mismatched) closing delimiter|missing separator|unmatched [(\[{]|expected ['‘`\x22].{1,12}['’`\x22] before|: error: (['‘<][^'’>]{1,20}['’>] expected|class, interface, enum, or record expected|illegal start of \w+|reached end of file while parsing|not a statement)|non-parseable (pom|settings|xml)|not well-formed|mismatched tag|must match start tag|-e expression #\d+, char \d+: |^error: duplicate key|^\s*--> \S*\.toml:\d+:\d+",
+        r"(?im)\bsyntax ?error\b|syntax error near unexpected token|unexpected token|unexpected end of (input|file|json|stream)|unexpected (eof|character|indent|identifier|keyword|string|number|symbol)|\bparse error|parsing (error|failed)|failed to parse|could not parse|unable to parse|unterminated (string|quoted|template|character|comment|regular)|expected one of .* found|expected .{1,40}, found\b|invalid (json|yaml|toml)|not valid (json|yaml|toml)|mapping values are not allowed|unclosed (delimiter|bracket|paren)|json decode error|expecting (value|property name)|invalid requirement|invalid (basic|literal) string|toml parse error|failed to parse manifest|expected .{1,30} following|expected (item|expression|type|pattern|identifier|statement)\b|(unexpected|mismatched) closing delimiter|missing separator|unmatched [(\[{]|expected ['‘`\x22].{1,12}['’`\x22] before|: error: (['‘<][^'’>]{1,20}['’>] expected|class, interface, enum, or record expected|illegal start of \w+|reached end of file while parsing|not a statement)|non-parseable (pom|settings|xml)|not well-formed|mismatched tag|must match start tag|-e expression #\d+, char \d+: |^error: duplicate key|^[ \t]*--> \S*\.toml:\d+:\d+|error converting yaml to json|\byaml: line \d+: ",
         Syntax,
     ),
     rule(
@@ -609,8 +632,9 @@ pub const RULES: &[BuiltinRule] = &[
             "privilege",
             "eneedauth",
             "logged in",
+            "dubious ownership",
         ],
-        r"(?im)permission denied|operation not permitted|\beacces\b|\beperm\b|access (is )?denied|read-only file system|\berofs\b|\bunauthorized\b|\bforbidden\b|(status( code)?|http|code|error)[:= ]+40[13]\b|HTTP/[\d.]+ 40[13]\b|(must|need to) be (run as )?root|requires (root|sudo|administrator|elevated)|insufficient (permissions|privileges)|you (don't|do not) have (the )?permission|\beneedauth\b|\be40[13]\b|(requires you to|must) be logged in|not logged in",
+        r"(?im)permission denied|operation not permitted|\beacces\b|\beperm\b|access (is )?denied|read-only file system|\berofs\b|\bunauthorized\b|\bforbidden\b|(status( code)?|http|code|error)[:= ]+40[13]\b|HTTP/[\d.]+ 40[13]\b|(must|need to) be (run as )?root|requires (root|sudo|administrator|elevated)|insufficient (permissions|privileges)|you (don't|do not) have (the )?permission|\beneedauth\b|\be40[13]\b|(requires you to|must) be logged in|not logged in|detected dubious ownership",
         Permission,
     ),
     rule(
@@ -659,8 +683,10 @@ pub const RULES: &[BuiltinRule] = &[
             "to connect",
             "not connect",
             "n't connect",
+            "dial tcp",
+            "docker daemon",
         ],
-        r"(?im)connection (refused|reset|aborted|closed|failed|error)|\beconnrefused\b|\beconnreset\b|\benotfound\b|\beai_again\b|could not resolve (host|proxy)|failed to resolve|name or service not known|temporary failure in name resolution|name resolution|getaddrinfo|network is unreachable|no route to host|\bssl\b.{0,40}(error|fail)|certificate verify failed|certificate (has expired|is not trusted)|tls handshake|failed to establish a new connection|newconnectionerror|fetch failed|socket hang up|failed to connect|unable to connect|could not connect|couldn't connect|network ?error|dns (error|lookup|resolution)|error sending request|\behostunreach\b|\benetunreach\b|network (is )?(down|unavailable)|ssl routines|curl: \((6|7|35|52|56|60)\)",
+        r"(?im)connection (refused|reset|aborted|closed|failed|error)|\beconnrefused\b|\beconnreset\b|\benotfound\b|\beai_again\b|could not resolve (host|proxy)|failed to resolve|name or service not known|temporary failure in name resolution|name resolution|getaddrinfo|network is unreachable|no route to host|\bssl\b.{0,40}(error|fail)|certificate verify failed|certificate (has expired|is not trusted)|tls handshake|failed to establish a new connection|newconnectionerror|fetch failed|socket hang up|failed to connect|unable to connect|could not connect|couldn't connect|network ?error|dns (error|lookup|resolution)|error sending request|\behostunreach\b|\benetunreach\b|network (is )?(down|unavailable)|ssl routines|curl: \((6|7|35|52|56|60)\)|dial tcp( \S+)?: lookup \S+|dial tcp \S+: connect: |cannot connect to the docker daemon",
         Network,
     ),
     rule(
@@ -726,8 +752,10 @@ pub const RULES: &[BuiltinRule] = &[
             "dependency tree",
             "make: ",
             "make[",
+            "determine executable",
+            "unknown command: docker",
         ],
-        r"(?im)command not found|^\S*sh: (line )?\d+: \S+: not found|no module named|cannot find module|module not found|can't resolve '|could not find a version that satisfies|no matching distribution|no matching package|could not find `[^`]+` in (the )?registry|is not in (this|the npm) registry|\bE404\b|not found: [\w@/.\-]+@|package (['`]?[\w@/.\-]+['`]? )?(is )?not (found|installed|available)|unable to find (package|crate|module|library)|unresolved import|use of (undeclared|unresolved) (crate|module)|can't find crate|fatal error: [^:\n]+\.(h|hpp|hh): no such file|error while loading shared libraries|cannot open shared object file|library not found|ld: cannot find -l|\bnot installed\b|is not recognized as an internal or external command|executable file not found in \$path|no such command|requires? (the )?[\w\-]+ (package|module|crate) to be installed|cannot find package|could not be found in registry|\bnotarget\b|\betarget\b|no matching version found|missing packages|: error: package [\w.]+ does not exist|can't locate \S+\.pm in @inc|you may need to install the \S+ module|(dependencies|dependency|artifact|plugin)( \S+)? could not be resolved|or one of its dependencies could not be resolved|could not resolve dependencies|has not been downloaded from it before|could not find artifact|failed to select a version for|conflicting dependencies|\bresolutionimpossible\b|\beresolve\b|unable to resolve dependency tree|^make(\[\d+\])?: [^*\s:/]+: (no such file or directory|command not found)",
+        r"(?im)command not found|^\S*sh: (line )?\d+: \S+: not found|no module named|cannot find module|module not found|can't resolve '|could not find a version that satisfies|no matching distribution|no matching package|could not find `[^`]+` in (the )?registry|is not in (this|the npm) registry|\bE404\b|not found: [\w@/.\-]+@|package (['`]?[\w@/.\-]+['`]? )?(is )?not (found|installed|available)|unable to find (package|crate|module|library)|unresolved import|use of (undeclared|unresolved) (crate|module)|can't find crate|fatal error: [^:\n]+\.(h|hpp|hh): no such file|error while loading shared libraries|cannot open shared object file|library not found|ld: cannot find -l|\bnot installed\b|is not recognized as an internal or external command|executable file not found in \$path|no such command|requires? (the )?[\w\-]+ (package|module|crate) to be installed|cannot find package|could not be found in registry|\bnotarget\b|\betarget\b|no matching version found|missing packages|: error: package [\w.]+ does not exist|can't locate \S+\.pm in @inc|you may need to install the \S+ module|(dependencies|dependency|artifact|plugin)( \S+)? could not be resolved|or one of its dependencies could not be resolved|could not resolve dependencies|has not been downloaded from it before|could not find artifact|failed to select a version for|conflicting dependencies|\bresolutionimpossible\b|\beresolve\b|unable to resolve dependency tree|^make(\[\d+\])?: [^*\s:/]+: (no such file or directory|command not found)|could not determine executable to run|unknown command: docker (compose|buildx|scan|scout|sbom|init)\b",
         MissingDependency,
     ),
     rule(
@@ -807,8 +835,11 @@ pub const RULES: &[BuiltinRule] = &[
             "no targets",
             "target named",
             "no pom",
+            "invalid reference",
+            "single revision",
+            "working tree",
         ],
-        r"(?im)no such file or directory|\benoent\b|(does not|doesn't|did not) exist|\bnot found\b|cannot find|can't open file|cannot access|cannot open|could not (open|find|read|locate)|couldn't find|pathspec .* did not match|unknown revision|bad revision|not a git repository|(status( code)?|http|code|error)[:= ]+404\b|HTTP/[\d.]+ 404\b|no such (key|container|image|table|column|branch|remote|ref|device|process|user|file|directory|module|host)|is not a directory|cannot stat|unable to find|did not match any|missing script|no rule to make target|no makefile found|no targets specified|no (bin |example |test )?target named|there is no pom in this directory",
+        r"(?im)no such file or directory|\benoent\b|(does not|doesn't|did not) exist|\bnot found\b|cannot find|can't open file|cannot access|cannot open|could not (open|find|read|locate)|couldn't find|pathspec .* did not match|unknown revision|bad revision|not a git repository|(status( code)?|http|code|error)[:= ]+404\b|HTTP/[\d.]+ 404\b|no such (key|container|image|table|column|branch|remote|ref|device|process|user|file|directory|module|host)|is not a directory|cannot stat|unable to find|did not match any|missing script|no rule to make target|no makefile found|no targets specified|no (bin |example |test )?target named|there is no pom in this directory|^fatal: invalid reference: |^fatal: needed a single revision|is not a working tree",
         NotFound,
     ),
     rule(
@@ -851,8 +882,9 @@ pub const RULES: &[BuiltinRule] = &[
             "lifecycle phase",
             "this feature",
             "these features",
+            "required flag",
         ],
-        r"(?im)unexpected argument|unrecognized (arguments?|option|flag|subcommand|command)|unknown (option|flag|argument|command|subcommand|switch)|invalid (option|argument|value for|flag|number|count)|bad option|unknown predicate|argument for .{1,30} must be|illegal option|requires an argument|(option|flag) requires a value|missing (required )?(argument|operand|option)|the following arguments are required|^usage:|\busage: \S+|no such (option|subcommand)|is not a \w+ command|expects \d+ arguments?|wrong number of arguments|too (many|few) arguments|unknown lifecycle phase|does not contain (this|these) features?|none of the selected packages contains? th(is|ese) features?",
+        r"(?im)unexpected argument|unrecognized (arguments?|option|flag|subcommand|command)|unknown (option|flag|argument|command|subcommand|switch)|invalid (option|argument|value for|flag|number|count)|bad option|unknown predicate|argument for .{1,30} must be|illegal option|requires an argument|(option|flag) requires a value|missing (required )?(argument|operand|option)|the following arguments are required|^usage:|\busage: \S+|no such (option|subcommand)|is not a \w+ command|expects \d+ arguments?|wrong number of arguments|too (many|few) arguments|unknown lifecycle phase|does not contain (this|these) features?|none of the selected packages contains? th(is|ese) features?|required flag\(s\) .+ not set",
         InvalidArguments,
     ),
     rule(
@@ -920,7 +952,7 @@ pub const RULES: &[BuiltinRule] = &[
             "illegal division",
             " line ",
         ],
-        r"(?im)traceback \(most recent call last\)|panicked at|\bpanic:|segmentation fault|core dumped|uncaught|unhandled (exception|rejection|promise|error)|exception in thread|goroutine \d+ \[running\]|runtime error|\bsigsegv\b|\bsigabrt\b|aborted \(core|double free|maximum recursion depth|(exited|exit) with (code|status) [1-9]|^\s+at .+:\d+:\d+\)?$|unhandled '?error'? event|terminate called after throwing|illegal division by zero|^.+ at \S+ line \d+(, <\w+> (line|chunk) \d+)?\.$",
+        r"(?im)traceback \(most recent call last\)|panicked at|\bpanic:|segmentation fault|core dumped|uncaught|unhandled (exception|rejection|promise|error)|exception in thread|goroutine \d+ \[running\]|runtime error|\bsigsegv\b|\bsigabrt\b|aborted \(core|double free|maximum recursion depth|(exited|exit) with (code|status) [1-9]|^[ \t]+at .+:\d+:\d+\)?$|unhandled '?error'? event|terminate called after throwing|illegal division by zero|^.+ at \S+ line \d+(, <\w+> (line|chunk) \d+)?\.$",
         Runtime,
     ),
 ];

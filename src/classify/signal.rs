@@ -50,14 +50,26 @@ fn git_answering_regex() -> &'static Regex {
     )
 }
 
-/// Commands that ask whether the code is formatted (`cargo fmt --check`,
-/// `black --check`, ...) or whether a package is installed (`pip show`), as
-/// the last command of the line: exit status 1 is their "no".
+/// Commands that ask a question, as the last command of the line: whether
+/// the code is formatted (`cargo fmt --check`, `black --check`, ...),
+/// whether a package is installed (`pip show`) or up to date (`npm
+/// outdated`), whether the tree differs (`git diff --exit-code`). Exit
+/// status 1 is their "no" (or "yes, it differs").
 fn check_command_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     crate::lazy_regex::cached(
         &RE,
-        r"(\b(cargo fmt|rustfmt|black|ruff format|prettier|isort)\b[^|;&]*\s(--check|-c)\b|\bpip3? show\b)[^|;&]*$",
+        r"(\b(cargo fmt|rustfmt|black|ruff format|prettier|isort)\b[^|;&]*\s(--check|-c)\b|\bpip3? show\b|\bnpm outdated\b|\bgit diff\b[^|;&]*--exit-code\b)[^|;&]*$",
+    )
+}
+
+/// `terraform plan -detailed-exitcode` (and OpenTofu's): exit status 2 means
+/// "the plan has changes".
+fn detailed_plan_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    crate::lazy_regex::cached(
+        &RE,
+        r"\b(terraform|tofu) plan\b[^|;&]*-detailed-exitcode\b[^|;&]*$",
     )
 }
 
@@ -155,6 +167,14 @@ pub fn signal(obs: &Observation) -> Signal {
         && let Some(command) = obs.command.as_deref()
         && (obs.exit_code == Some(1) || (obs.exit_code == Some(4) && command.contains("jq ")))
         && silent_check_regex().is_match(command)
+    {
+        return Signal::Success("signal.answered-no");
+    }
+    if obs.family == Family::Shell
+        && obs.exit_code == Some(2)
+        && let Some(command) = obs.command.as_deref()
+        && detailed_plan_regex().is_match(command)
+        && !has_error_line(&obs.output)
     {
         return Signal::Success("signal.answered-no");
     }
