@@ -274,7 +274,7 @@ fn render_checked(s: &Session, name: &str, budget: Option<u32>) {
         Ok(text) => {
             let limit = budget.unwrap_or(s.settings().token_budget) as usize;
             assert!(
-                failmem::text::estimate_tokens(&text) <= limit,
+                failmem::estimate_tokens(&text) <= limit,
                 "{name} rendered over its budget {limit}: {} chars",
                 text.chars().count()
             );
@@ -456,9 +456,8 @@ pub fn trace_line(data: &[u8]) {
     let again = Session::restore(&snap).expect("snapshot restores");
     assert_eq!(again.snapshot(), snap);
     for json in [false, true] {
-        let options = failmem::replay::ReplayOptions { json };
-        failmem::replay::replay(Config::default(), &text, options, None)
-            .expect("a parsed trace replays");
+        let options = failmem::ReplayOptions { json };
+        failmem::replay(Config::default(), &text, options, None).expect("a parsed trace replays");
     }
 }
 
@@ -507,7 +506,7 @@ pub fn memory(data: &[u8]) {
             let brief = s
                 .brief(&q, a.at, &BriefOptions::default())
                 .expect("default options are valid");
-            assert!(failmem::text::estimate_tokens(&brief) <= 500);
+            assert!(failmem::estimate_tokens(&brief) <= 500);
             let _ = s.related(&q, a.at, 0, 1);
         }
         let _ = s.learnings(u64::MAX, 1);

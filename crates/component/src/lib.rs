@@ -330,8 +330,8 @@ impl wr::Guest for Component {
         config: wt::Config,
         options: wr::ReplayOptions,
     ) -> Result<String, w::Error> {
-        let options = failmem::replay::ReplayOptions { json: options.json };
-        failmem::replay::replay(config_in(config), &trace, options, None).map_err(error_out)
+        let options = failmem::ReplayOptions { json: options.json };
+        failmem::replay(config_in(config), &trace, options, None).map_err(error_out)
     }
 
     fn replay_with_memory(
@@ -341,14 +341,14 @@ impl wr::Guest for Component {
         memory: wm::StoreBorrow<'_>,
         now: u64,
     ) -> Result<String, w::Error> {
-        let options = failmem::replay::ReplayOptions { json: options.json };
+        let options = failmem::ReplayOptions { json: options.json };
         let resource = memory.get::<StoreResource>();
         let mut store = resource.0.borrow_mut();
-        let memory = failmem::replay::ReplayMemory {
+        let memory = failmem::ReplayMemory {
             store: &mut store,
             now,
         };
-        failmem::replay::replay(config_in(config), &trace, options, Some(memory)).map_err(error_out)
+        failmem::replay(config_in(config), &trace, options, Some(memory)).map_err(error_out)
     }
 }
 
@@ -358,7 +358,7 @@ impl wc::Guest for Component {
     }
 
     fn rules() -> Vec<wc::RuleInfo> {
-        failmem::classify::rule_table()
+        failmem::rule_table()
             .into_iter()
             .map(|r| wc::RuleInfo {
                 id: r.id,
@@ -563,7 +563,7 @@ impl wm::GuestStore for StoreResource {
     }
 
     fn learnings(&self, now: u64, half_life_ms: Option<u64>) -> Vec<wm::Learning> {
-        let half_life = half_life_ms.unwrap_or(failmem::memory::learning::DEFAULT_HALF_LIFE_MS);
+        let half_life = half_life_ms.unwrap_or(failmem::memory::DEFAULT_HALF_LIFE_MS);
         self.0
             .borrow()
             .learnings(now, half_life)

@@ -26,30 +26,36 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod category;
-pub mod classify;
-pub mod config;
-pub mod detect;
-pub mod error;
-pub mod lazy_regex;
-pub mod ledger;
+mod category;
+mod classify;
+mod config;
+mod detect;
+mod error;
+mod lazy_regex;
+mod ledger;
 pub mod limits;
 pub mod memory;
-pub mod needles;
-pub mod redact;
-pub mod render;
-pub mod replay;
-pub mod session;
-pub mod text;
-pub mod tools;
+mod needles;
+mod redact;
+mod render;
+mod replay;
+mod session;
+mod text;
+mod tools;
 pub mod trace;
 
 pub use category::Category;
-pub use classify::{Classification, HostRule, ToolOutcome, classify};
+pub use classify::{Classification, HostRule, RuleInfo, ToolOutcome, classify, rule_table};
 pub use config::{Config, TemplateSource};
 pub use detect::verdict::{Action, Event, EventKind, Pattern, PatternKind, Verdict};
 pub use error::Error;
-pub use session::{Block, Compaction, FailureRecord, Placement, Session, Stats, Step, StepReport};
+pub use redact::redact;
+pub use replay::{ReplayMemory, ReplayOptions, replay};
+pub use session::{
+    Block, CategoryCount, Compaction, Counters, FailureRecord, LastStep, Placement, Session, Stats,
+    Step, StepReport,
+};
+pub use text::estimate_tokens;
 
 /// The WIT package this engine implements.
 pub const WIT_PACKAGE: &str = "failmem:core@0.1.0";

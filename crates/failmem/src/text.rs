@@ -49,22 +49,6 @@ pub fn cut_chars(s: &str, max_chars: usize) -> String {
     }
 }
 
-/// Keeps the head and the tail of `s` within `max` bytes, with a marker
-/// saying how many bytes were left out. Text within `max` is returned as is.
-pub fn truncate_middle(s: &str, max: usize, head_percent: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let head_len = floor_boundary(s, max * head_percent / 100);
-    let tail_start = ceil_boundary(s, s.len() - (max - head_len));
-    let omitted = tail_start - head_len;
-    format!(
-        "{}\n[… {omitted} bytes truncated …]\n{}",
-        &s[..head_len],
-        &s[tail_start..]
-    )
-}
-
 /// Removes ANSI escape sequences (colours, cursor moves) and carriage-return
 /// progress redraws, so patterns see the text a person would.
 pub fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
@@ -134,23 +118,6 @@ mod tests {
         assert_eq!(cut_chars("abcd", 3), "ab…");
         assert_eq!(cut_chars("ééééé", 4).chars().count(), 4);
         assert_eq!(cut_chars("abc", 0), "");
-    }
-
-    #[test]
-    fn truncate_middle_keeps_head_tail_and_counts() {
-        let s = "a".repeat(100) + &"b".repeat(100);
-        let t = truncate_middle(&s, 100, 25);
-        assert!(t.starts_with(&"a".repeat(25)));
-        assert!(t.ends_with(&"b".repeat(75)));
-        assert!(t.contains("[… 100 bytes truncated …]"));
-        assert_eq!(truncate_middle("short", 100, 25), "short");
-    }
-
-    #[test]
-    fn truncate_middle_respects_char_boundaries() {
-        let s = "é".repeat(1000);
-        let t = truncate_middle(&s, 101, 25);
-        assert!(t.len() < 101 + 40);
     }
 
     #[test]

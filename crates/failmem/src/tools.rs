@@ -20,20 +20,6 @@ pub enum Family {
     Other,
 }
 
-impl Family {
-    /// The family's name, as used in rule scopes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Edit => "edit",
-            Family::Shell => "shell",
-            Family::Read => "read",
-            Family::Search => "search",
-            Family::Web => "web",
-            Family::Other => "other",
-        }
-    }
-}
-
 const EDIT_TOOLS: &[&str] = &[
     "edit",
     "editfile",

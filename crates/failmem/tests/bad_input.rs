@@ -8,7 +8,7 @@
 //! cargo test --release --test bad_input -- --nocapture
 //! ```
 
-use failmem::classify::HostRule;
+use failmem::HostRule;
 use failmem::{Category, Config, Error, Session, TemplateSource, ToolOutcome};
 use serde_json::Value;
 
@@ -345,7 +345,7 @@ fn bad_calls_on_a_session_change_nothing() {
         }
         for budget in [50, 100_000] {
             let text = s.render(name, Some(budget)).expect("a valid budget");
-            assert!(failmem::text::estimate_tokens(&text) <= budget as usize);
+            assert!(failmem::estimate_tokens(&text) <= budget as usize);
         }
     }
     assert_eq!(s.snapshot(), before, "a refused render changed the session");

@@ -310,7 +310,7 @@ fn run_step(session: &mut Session, stores: &mut Stores, step: &Step) -> Result<V
                     .learnings(
                         now(),
                         step.half_life_ms
-                            .unwrap_or(failmem::memory::learning::DEFAULT_HALF_LIFE_MS),
+                            .unwrap_or(failmem::memory::DEFAULT_HALF_LIFE_MS),
                     )
                     .iter()
                     .map(learning_json)
@@ -368,10 +368,10 @@ fn run_step(session: &mut Session, stores: &mut Stores, step: &Step) -> Result<V
             step.trace.as_deref().unwrap_or_else(|| need("trace")),
             step.untyped_as_tool.unwrap_or(false),
         )?),
-        "replay" => json!(failmem::replay::replay(
+        "replay" => json!(failmem::replay(
             session.config().clone(),
             step.trace.as_deref().unwrap_or_else(|| need("trace")),
-            failmem::replay::ReplayOptions {
+            failmem::ReplayOptions {
                 json: step.replay_json.unwrap_or(false)
             },
             None,

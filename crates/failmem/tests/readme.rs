@@ -9,7 +9,7 @@ const END: &str = "<!-- rules:end -->";
 fn table() -> String {
     let mut out =
         String::from("| # | rule | scope | category | pattern |\n|---|---|---|---|---|\n");
-    for (i, r) in failmem::classify::rule_table().iter().enumerate() {
+    for (i, r) in failmem::rule_table().iter().enumerate() {
         let pattern = r.pattern.replace('|', "\\|").replace('`', "ˋ");
         out.push_str(&format!(
             "| {} | `{}` | {} | {} | `{}` |\n",

@@ -232,7 +232,7 @@ fn no_secret_format_leaks_from_any_output_or_argument() {
 #[test]
 fn every_secret_is_redacted_on_its_own_line_too() {
     for secret in secrets() {
-        let out = failmem::redact::redact(&secret.text);
+        let out = failmem::redact(&secret.text);
         for part in &secret.parts {
             assert!(
                 part.len() < 8 || !out.contains(part.as_str()),
@@ -254,7 +254,7 @@ fn ordinary_text_is_never_redacted() {
     let changed: Vec<String> = lines
         .iter()
         .filter_map(|l| {
-            let out = failmem::redact::redact(l);
+            let out = failmem::redact(l);
             (out != *l).then(|| format!("{l}\n  -> {out}"))
         })
         .collect();

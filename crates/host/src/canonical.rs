@@ -257,27 +257,8 @@ pub const CATEGORIES: [(Category, &str); 19] = [
 
 /// The kebab-case name of a category.
 pub fn category_name(category: Category) -> &'static str {
-    match category {
-        Category::EditMismatch => "edit-mismatch",
-        Category::NotFound => "not-found",
-        Category::MissingDependency => "missing-dependency",
-        Category::Permission => "permission",
-        Category::Syntax => "syntax",
-        Category::TypeError => "type-error",
-        Category::ApiMismatch => "api-mismatch",
-        Category::BuildFailure => "build-failure",
-        Category::TestFailure => "test-failure",
-        Category::InvalidArguments => "invalid-arguments",
-        Category::UnknownTool => "unknown-tool",
-        Category::NoToolCall => "no-tool-call",
-        Category::Network => "network",
-        Category::Timeout => "timeout",
-        Category::Resource => "resource",
-        Category::ProviderError => "provider-error",
-        Category::Cancelled => "cancelled",
-        Category::Runtime => "runtime",
-        Category::Unknown => "unknown",
-    }
+    // The generated enum's discriminants follow WIT order, as the table does.
+    CATEGORIES[category as usize].1
 }
 
 /// The kebab-case name of an action.
@@ -651,5 +632,12 @@ mod tests {
             compare(&json!({"e": null}), &actual, true).as_deref(),
             Some("$.e: expected null, actual absent")
         );
+    }
+
+    #[test]
+    fn category_names_follow_the_table() {
+        for (category, name) in CATEGORIES {
+            assert_eq!(category_name(category), name);
+        }
     }
 }

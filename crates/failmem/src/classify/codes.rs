@@ -6,8 +6,6 @@ use crate::category::Category::{self, *};
 
 /// A lookup table used by a table rule.
 pub struct CodeTable {
-    /// The table's name, shown in the rule list.
-    pub name: &'static str,
     /// Code → category, for the codes that differ from the default.
     pub entries: &'static [(&'static str, Category)],
     /// The category of codes not listed; `None` lets later rules decide.
@@ -27,7 +25,6 @@ impl CodeTable {
 
 /// rustc's `error[Exxxx]` codes.
 pub const RUSTC: CodeTable = CodeTable {
-    name: "rustc",
     default: Some(BuildFailure),
     entries: &[
         // Types and traits.
@@ -95,7 +92,6 @@ pub const RUSTC: CodeTable = CodeTable {
 
 /// TypeScript's `error TSxxxx` codes.
 pub const TYPESCRIPT: CodeTable = CodeTable {
-    name: "typescript",
     default: Some(TypeError),
     entries: &[
         ("TS2304", ApiMismatch),
@@ -150,7 +146,6 @@ pub const TYPESCRIPT: CodeTable = CodeTable {
 
 /// mypy's `[error-code]` suffixes.
 pub const MYPY: CodeTable = CodeTable {
-    name: "mypy",
     default: Some(TypeError),
     entries: &[
         ("attr-defined", ApiMismatch),
@@ -169,7 +164,6 @@ pub const MYPY: CodeTable = CodeTable {
 /// `RuntimeError`, …) are not listed: their message decides, through the text
 /// rules, and a traceback with no telling message is `runtime`.
 pub const EXCEPTIONS: CodeTable = CodeTable {
-    name: "exception",
     default: None,
     entries: &[
         ("ModuleNotFoundError", MissingDependency),
@@ -260,7 +254,6 @@ pub const EXCEPTIONS: CodeTable = CodeTable {
 /// Node.js error codes (`Error [ERR_X]: …`, `code: 'ERR_X'`) whose meaning
 /// is clearer than their message; the others let later rules decide.
 pub const NODE: CodeTable = CodeTable {
-    name: "node",
     default: None,
     entries: &[
         ("ERR_REQUIRE_ESM", ApiMismatch),
@@ -274,7 +267,6 @@ pub const NODE: CodeTable = CodeTable {
 /// The summaries of HCL diagnostics (`Error: Unsupported argument`), as
 /// Terraform and OpenTofu print them, with or without the `│` box.
 pub const HCL: CodeTable = CodeTable {
-    name: "hcl",
     default: None,
     entries: &[
         ("Argument or block definition required", Syntax),

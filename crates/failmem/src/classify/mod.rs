@@ -23,7 +23,7 @@ use rules::{Decide, Pick, RULES};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
-pub use fingerprint::{fnv1a, mask as mask_volatile};
+pub use fingerprint::fnv1a;
 
 /// One tool call and what came of it, as the host saw it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -585,9 +585,6 @@ pub fn rule_table() -> Vec<RuleInfo> {
     }
     rows
 }
-
-/// The size limit a session applies to outputs, re-exported for hosts.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = limits::DEFAULT_MAX_OUTPUT_BYTES;
 
 #[cfg(test)]
 mod tests;

@@ -29,8 +29,6 @@ use crate::tools::Family;
 pub enum Scope {
     /// Every tool.
     Any,
-    /// Edit tools.
-    Edit,
     /// Shell tools.
     Shell,
     /// Every tool but file readers (whose output is file content).
@@ -52,7 +50,6 @@ impl Scope {
     pub fn name(self) -> &'static str {
         match self {
             Scope::Any => "any",
-            Scope::Edit => "edit",
             Scope::Shell => "shell",
             Scope::NotRead => "not-read",
             Scope::NotShell => "not-shell",
@@ -66,7 +63,6 @@ impl Scope {
     pub fn admits(self, family: Family, test_run: bool, build_run: bool) -> bool {
         match self {
             Scope::Any => true,
-            Scope::Edit => family == Family::Edit,
             Scope::Shell => family == Family::Shell,
             Scope::NotRead => family != Family::Read,
             Scope::NotShell => family != Family::Shell,

@@ -1,7 +1,7 @@
 //! Task attempts: what was tried for a task, how it ended, and why.
 
-use super::limits;
 use crate::category::Category;
+use crate::limits;
 use crate::redact::redact;
 use crate::text::{cut_bytes, cut_chars};
 use serde::{Deserialize, Serialize};

@@ -179,7 +179,7 @@ pub fn derive<'a>(
         };
         let learning = Learning {
             category,
-            pattern: crate::text::cut_bytes(&pattern, super::limits::MAX_REASON_BYTES).to_string(),
+            pattern: crate::text::cut_bytes(&pattern, crate::limits::MAX_REASON_BYTES).to_string(),
             lesson,
             evidence,
             contradictions,

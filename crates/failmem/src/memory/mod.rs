@@ -5,18 +5,19 @@
 //! its [`Store::export`]. The engine reads no clock: every call that needs
 //! the time takes `now`, in milliseconds since the Unix epoch.
 
-pub mod attempt;
-pub mod learning;
-pub mod limits;
+mod attempt;
+mod brief;
+mod learning;
 mod sanitize;
-pub mod similarity;
+mod similarity;
 
 pub use attempt::{Attempt, AttemptStatus};
-pub use learning::Learning;
+pub use learning::{DEFAULT_HALF_LIFE_MS, Learning, MIN_EVIDENCE};
 pub use similarity::TaskQuery;
 
 use crate::category::Category;
 use crate::error::Error;
+use crate::limits;
 use crate::redact::redact;
 use sanitize::{generalize_path, generalize_text};
 use serde::{Deserialize, Serialize};
@@ -122,11 +123,11 @@ impl BriefOptions {
             )));
         }
         let budget = self.token_budget.unwrap_or(500);
-        if !(crate::limits::MIN_TOKEN_BUDGET..=crate::limits::MAX_TOKEN_BUDGET).contains(&budget) {
+        if !(limits::MIN_TOKEN_BUDGET..=limits::MAX_TOKEN_BUDGET).contains(&budget) {
             return Err(Error::InvalidConfig(format!(
                 "token-budget is {budget}; it must be from {} to {}",
-                crate::limits::MIN_TOKEN_BUDGET,
-                crate::limits::MAX_TOKEN_BUDGET
+                limits::MIN_TOKEN_BUDGET,
+                limits::MAX_TOKEN_BUDGET
             )));
         }
         let half_life = self.half_life_ms.unwrap_or(learning::DEFAULT_HALF_LIFE_MS);
@@ -361,7 +362,7 @@ impl Store {
             .map(|(i, a)| (i + 1, *a))
             .collect();
         let learnings: Vec<&ScoredLearning> = related.learnings.iter().collect();
-        crate::render::render_brief(
+        brief::render_brief(
             options.template.as_deref(),
             total,
             &own_shown,

@@ -1,9 +1,11 @@
 //! One agent session's failure memory: it observes every tool outcome,
 //! tracks failures, keeps the ledger, runs the detectors and renders.
 
+mod context;
 mod guidance;
 mod records;
 mod snapshot;
+mod templates;
 
 pub use guidance::{Block, Compaction, Placement, Step};
 pub use records::{Added, FailureLog, FailureRecord};
@@ -16,7 +18,6 @@ use crate::detect::{Detector, StepFacts};
 use crate::error::Error;
 use crate::ledger::Ledger;
 use crate::limits;
-use crate::render;
 use crate::tools::{self, Family};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -179,7 +180,7 @@ impl Session {
     fn with_state(config: Config, state: State) -> Result<Session, Error> {
         let settings = config.resolve()?;
         let classifier = Classifier::new(&settings.rules, settings.available_tools.as_deref())?;
-        render::check_templates(&settings.templates)?;
+        crate::render::check_templates(&settings.templates)?;
         Ok(Session {
             config,
             settings,
@@ -481,7 +482,7 @@ impl Session {
                 )));
             }
         };
-        render::render(&self.state, &self.settings, name, budget as usize)
+        templates::render(&self.state, &self.settings, name, budget as usize)
     }
 }
 

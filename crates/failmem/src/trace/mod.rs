@@ -285,9 +285,6 @@ struct Sniff {
     keys: Vec<(String, Option<String>)>,
 }
 
-/// At most this many top-level keys are read.
-const MAX_KEYS: usize = 64;
-
 /// Scans the top-level keys of the first JSON object of `text`, skipping
 /// values without building them.
 fn sniff(text: &str) -> Sniff {
@@ -306,7 +303,7 @@ fn sniff(text: &str) -> Sniff {
         return s;
     }
     i += 1;
-    while s.keys.len() < MAX_KEYS {
+    while s.keys.len() < crate::limits::MAX_SNIFF_KEYS {
         i = skip_ws(bytes, i);
         if bytes.get(i) != Some(&b'"') {
             break;

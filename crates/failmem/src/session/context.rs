@@ -13,8 +13,8 @@
 //! | `turn`, `step`, `compactions` | counters |
 //! | `available_tools` | the config's list, or empty |
 
+use super::{FailureRecord, State};
 use crate::detect::verdict::Pattern;
-use crate::session::{FailureRecord, State};
 use minijinja::value::{Serde, Value};
 use serde::Serialize;
 use std::collections::HashSet;
