@@ -569,6 +569,36 @@ pub fn is_view_command(args: &Args) -> bool {
     matches!(args.string_field(&["command"]), Some("view"))
 }
 
+/// Whether a call only blocks on a process already running, waiting for it
+/// to print more or to end: Codex's `write_stdin` with empty `chars` (it
+/// waits up to `yield_time_ms`), Claude Code's `TaskOutput` with `block`, or
+/// a lone `sleep 30`. Such a call asks for nothing new and spends time doing
+/// so: the same result again means "still running", not "stuck". A read
+/// that returns at once (`BashOutput`) is not a wait: repeating it gets
+/// nothing new.
+pub fn is_wait(tool: &str, args: &Args) -> bool {
+    let name = normalize(tool.rsplit(['.', '/', ':']).next().unwrap_or(tool));
+    let field = |key: &str| match args {
+        Args::Json(Value::Object(map)) => map.get(key),
+        _ => None,
+    };
+    match name.as_str() {
+        "writestdin" => field("chars").is_none_or(|c| c.as_str().is_some_and(str::is_empty)),
+        "taskoutput" => field("block").and_then(Value::as_bool) == Some(true),
+        _ => {
+            family(tool) == Family::Shell
+                && args.command().is_some_and(|c| {
+                    let mut words = core_command(&c).split_whitespace();
+                    words.next() == Some("sleep")
+                        && words
+                            .next()
+                            .is_some_and(|n| n.trim_end_matches(['s', 'm']).parse::<f64>().is_ok())
+                        && words.next().is_none()
+                })
+        }
+    }
+}
+
 /// Strips leading `cd DIR &&` and environment assignments from a shell
 /// command, leaving the command that matters.
 pub fn core_command(command: &str) -> &str {
@@ -720,5 +750,29 @@ mod tests {
         let argv = Args::parse(r#"{"command":["bash","-lc","ls"]}"#);
         assert_eq!(argv.command().as_deref(), Some("bash -lc ls"));
         assert_eq!(target(Family::Shell, &a), "cargo test -q");
+    }
+
+    #[test]
+    fn waits_are_calls_that_only_block_on_a_running_process() {
+        let wait = |tool: &str, args: &str| is_wait(tool, &Args::parse(args));
+        assert!(wait(
+            "write_stdin",
+            r#"{"session_id":7,"chars":"","yield_time_ms":30000}"#
+        ));
+        assert!(wait("write_stdin", r#"{"session_id":7}"#));
+        assert!(!wait("write_stdin", r#"{"session_id":7,"chars":"y\n"}"#));
+        assert!(wait(
+            "TaskOutput",
+            r#"{"task_id":"b1","block":true,"timeout":30000}"#
+        ));
+        assert!(!wait("TaskOutput", r#"{"task_id":"b1","block":false}"#));
+        assert!(!wait("BashOutput", r#"{"bash_id":"b1"}"#));
+        assert!(wait("bash", r#"{"command":"sleep 30"}"#));
+        assert!(wait("shell", r#"{"cmd":"cd /repo && sleep 2.5s"}"#));
+        assert!(!wait(
+            "bash",
+            r#"{"command":"sleep 30 && tail -5 build.log"}"#
+        ));
+        assert!(!wait("read_file", r#"{"path":"sleep"}"#));
     }
 }

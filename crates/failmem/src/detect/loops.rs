@@ -75,6 +75,11 @@ pub struct CallHistory {
     /// within the last `p` calls, newest last.
     #[serde(default)]
     pub coarse_mismatches: Vec<Vec<u32>>,
+    /// Calls since the last call that only waited (0: the last call
+    /// waited), or `None` before the first (then not written, so snapshots
+    /// of sessions that never waited keep their shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_wait: Option<u32>,
 }
 
 /// The first period that counts as a long cycle.
@@ -83,7 +88,12 @@ pub const LONG_CYCLE: usize = 4;
 impl CallHistory {
     /// Records a call and its outcome and reports the strongest repetition
     /// it completes, if any.
-    pub fn push(&mut self, call: u64, outcome: u64) -> Option<LoopFinding> {
+    pub fn push(&mut self, call: u64, outcome: u64, waiting: bool) -> Option<LoopFinding> {
+        self.since_wait = if waiting {
+            Some(0)
+        } else {
+            self.since_wait.map(|n| n.saturating_add(1))
+        };
         self.runs.resize(MAX_CYCLE_PERIOD, 0);
         let n = self.calls.len();
         for p in 1..=MAX_CYCLE_PERIOD {
@@ -109,6 +119,12 @@ impl CallHistory {
             });
         }
         self.cycle()
+    }
+
+    /// Whether a call that only waited is among the last `2 * period` calls:
+    /// a cycle of that period just found (two rounds or more) holds it.
+    pub fn waited_within(&self, period: usize) -> bool {
+        self.since_wait.is_some_and(|n| (n as usize) < 2 * period)
     }
 
     /// The cycle repeated at least twice that spans the most trailing calls
@@ -223,7 +239,7 @@ mod tests {
 
     fn run(calls: &[u64]) -> Option<LoopFinding> {
         let mut h = CallHistory::default();
-        calls.iter().map(|k| h.push(*k, *k)).last().flatten()
+        calls.iter().map(|k| h.push(*k, *k, false)).last().flatten()
     }
 
     #[test]
@@ -234,12 +250,33 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_is_remembered_for_the_span_of_a_cycle() {
+        let mut h = CallHistory::default();
+        assert!(!h.waited_within(2));
+        h.push(1, 1, true);
+        for k in 2..=4 {
+            h.push(k, k, false);
+        }
+        // The wait was 3 calls ago: inside two rounds of 2, not of 1.
+        assert!(h.waited_within(2));
+        assert!(!h.waited_within(1));
+        let json = serde_json::to_string(&h).unwrap();
+        let back: CallHistory = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, h);
+        assert!(
+            !serde_json::to_string(&CallHistory::default())
+                .unwrap()
+                .contains("since-wait")
+        );
+    }
+
+    #[test]
     fn a_new_output_each_time_is_polling() {
         let mut h = CallHistory::default();
-        let found: Vec<_> = (0..4).map(|i| h.push(7, 100 + i)).collect();
+        let found: Vec<_> = (0..4).map(|i| h.push(7, 100 + i, false)).collect();
         assert_eq!(found[3], Some(LoopFinding::Polling(4)));
         // The output settles: from then on it is the same call again.
-        assert_eq!(h.push(7, 103), Some(LoopFinding::Same(2)));
+        assert_eq!(h.push(7, 103, false), Some(LoopFinding::Same(2)));
     }
 
     #[test]
@@ -327,7 +364,7 @@ mod tests {
     fn the_history_is_bounded() {
         let mut h = CallHistory::default();
         for k in 0..1000 {
-            h.push(k, k);
+            h.push(k, k, false);
             h.push_coarse(k % 7, k, 3);
         }
         assert_eq!(h.calls.len(), MAX_CYCLE_PERIOD);

@@ -48,6 +48,9 @@ pub struct StepFacts<'a> {
     pub fingerprint: &'a str,
     /// The description.
     pub description: &'a str,
+    /// Whether the call only waits on a running process
+    /// ([`crate::tools::is_wait`]).
+    pub waiting: bool,
 }
 
 /// The detectors' combined state.
@@ -238,7 +241,13 @@ impl Detector {
                 .filter(|_| facts.counted)
                 .into_iter()
                 .collect();
-            let exact = self.calls.push(key, facts.outcome_key);
+            // A wait that comes back the same is polling a process that is
+            // still running, and no cycle that holds a wait is a loop.
+            let exact = match self.calls.push(key, facts.outcome_key, facts.waiting) {
+                Some(LoopFinding::Same(n)) if facts.waiting => Some(LoopFinding::Polling(n)),
+                Some(LoopFinding::Cycle { period, .. }) if self.calls.waited_within(period) => None,
+                found => found,
+            };
             let coarse = self.calls.push_coarse(
                 facts.coarse_key,
                 facts.outcome_key,
@@ -278,7 +287,7 @@ impl Detector {
                 let CoarseCycle {
                     period,
                     repetitions,
-                } = coarse.filter(|_| s.coarse_cycles)?;
+                } = coarse.filter(|c| s.coarse_cycles && !self.calls.waited_within(c.period))?;
                 let (nudge_at, stop_at) = cycle_thresholds(s, period);
                 (repetitions >= nudge_at).then(|| {
                     (
@@ -299,43 +308,47 @@ impl Detector {
                 };
                 findings.flag(kind, action, reason, rank, &kinds, n);
             }
-            let stale = self.novelty.push(
-                novelty::Outcome {
-                    result: facts.outcome_key,
-                    batch: facts.batch,
-                    error: facts
-                        .counted
-                        .then(|| crate::classify::fnv1a(&[facts.fingerprint])),
-                },
-                s.novelty_window as usize,
-            );
-            if stale.points < s.novelty_recovered {
-                self.novelty.progressed();
-            }
-            let window = s.novelty_window;
-            let quiet = !self.novelty.nudged || self.novelty.since_flag >= window;
-            let stop = s.novelty_stop > 0
-                && self.novelty.nudged
-                && self.novelty.since_flag >= window
-                && stale.points >= s.novelty_stop;
-            // A call that brought back something new is progress: no nudge on it.
-            let nudge = quiet && stale.last > 0 && stale.points >= s.novelty_nudge;
-            if nudge || stop {
-                self.novelty.flagged();
-                let action = if stop { Action::Stop } else { Action::Nudge };
-                let reason = format!(
-                    "no progress: {} of the last {} calls brought back an error or a result already seen",
-                    stale.repeated, stale.window
+            // A wait asks for nothing new: it neither brings progress nor
+            // lacks it.
+            if !facts.waiting {
+                let stale = self.novelty.push(
+                    novelty::Outcome {
+                        result: facts.outcome_key,
+                        batch: facts.batch,
+                        error: facts
+                            .counted
+                            .then(|| crate::classify::fnv1a(&[facts.fingerprint])),
+                    },
+                    s.novelty_window as usize,
                 );
-                let rank = if stop { 3 } else { 5 };
-                findings.flag(
-                    EventKind::NoProgress,
-                    action,
-                    reason,
-                    rank,
-                    &kinds,
-                    stale.repeated,
-                );
+                if stale.points < s.novelty_recovered {
+                    self.novelty.progressed();
+                }
+                let window = s.novelty_window;
+                let quiet = !self.novelty.nudged || self.novelty.since_flag >= window;
+                let stop = s.novelty_stop > 0
+                    && self.novelty.nudged
+                    && self.novelty.since_flag >= window
+                    && stale.points >= s.novelty_stop;
+                // A call that brought back something new is progress: no nudge on it.
+                let nudge = quiet && stale.last > 0 && stale.points >= s.novelty_nudge;
+                if nudge || stop {
+                    self.novelty.flagged();
+                    let action = if stop { Action::Stop } else { Action::Nudge };
+                    let reason = format!(
+                        "no progress: {} of the last {} calls brought back an error or a result already seen",
+                        stale.repeated, stale.window
+                    );
+                    let rank = if stop { 3 } else { 5 };
+                    findings.flag(
+                        EventKind::NoProgress,
+                        action,
+                        reason,
+                        rank,
+                        &kinds,
+                        stale.repeated,
+                    );
+                }
             }
         }
         // The most severe action wins; among equals, the lowest rank.

@@ -317,6 +317,7 @@ impl Session {
             failure_id,
             fingerprint: &classification.fingerprint,
             description: &classification.description,
+            waiting: tools::is_wait(&obs.tool, &obs.args),
         };
         let verdict = st.detector.step(&self.settings, &facts, &mut events);
         st.detector.refresh_patterns(&mut events);
