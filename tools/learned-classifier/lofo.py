@@ -41,6 +41,9 @@ import model
 # 79.9%, false failures 2.6% (34/1305); shipped 95.9%, corpus 99.0%, false failures 1.6% (21/1305).
 # With blind round 13 (4,988 cases, 575 families; 75.7% before it joined): LOFO 82.1%, blind
 # 79.8%, false failures 2.7% (38/1403); shipped 95.9%, corpus 99.0%, false failures 1.7% (24/1403).
+# Codex's exec_command a shell tool, and blind round 14 (5,330 cases, 626 families; 73.7% before it
+# joined): LOFO 82.0%, blind 79.9%, false failures 2.7% (41/1505); shipped 96.0%, corpus 99.0%,
+# false failures 1.7% (26/1505).
 FLOORS = {
     "lofo accuracy": 0.815,
     "lofo accuracy, blind": 0.790,

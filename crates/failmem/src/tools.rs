@@ -70,6 +70,9 @@ const SHELL_TOOLS: &[&str] = &[
     "bashtool",
     "runinterminal",
     "executeshell",
+    "execcommand",
+    "runshell",
+    "shellexec",
 ];
 const READ_TOOLS: &[&str] = &[
     "read",
