@@ -540,6 +540,15 @@ fn openhands_web_ui_event_list() {
                 None,
             ),
             turn(12),
+            // The browser observation's own `error` flag.
+            tool(
+                13,
+                "browse_interactive",
+                r#"{"browser_actions":"click(\"57\")"}"#,
+                "hello",
+                None,
+                Some(true),
+            ),
         ],
     );
 }

@@ -25,8 +25,9 @@
 //! - An observation whose `cause` is the action's `id` is its result; without
 //!   ids, the oldest waiting action of the same type (any type for an
 //!   `error` observation). `output` is its `content`, `exit_code`
-//!   `metadata.exit_code` (in `extras` or flat). OpenHands records no error
-//!   flag.
+//!   `metadata.exit_code` (in `extras` or flat), `is_error` true when the
+//!   observation's own `error` flag is (a browser action that failed);
+//!   OpenHands records no other error flag.
 //! - A `message` action from the `user` after the first is a turn (events
 //!   without `source`, as in resolver output, give no turns); a
 //!   `condensation` action is a compaction.
@@ -318,6 +319,10 @@ impl Reader {
                         .and_then(|m| m.get("exit_code"))
                         .or_else(|| extras.get("exit_code")),
                 );
+                // A browser observation's own flag: the action failed.
+                if extras.get("error").and_then(Value::as_bool) == Some(true) {
+                    outcome.is_error = Some(true);
+                }
             }
         }
     }
