@@ -308,48 +308,7 @@ impl Detector {
                 };
                 findings.flag(kind, action, reason, rank, &kinds, n);
             }
-            // A wait asks for nothing new: it neither brings progress nor
-            // lacks it.
-            if !facts.waiting {
-                let stale = self.novelty.push(
-                    novelty::Outcome {
-                        result: facts.outcome_key,
-                        batch: facts.batch,
-                        error: facts
-                            .counted
-                            .then(|| crate::classify::fnv1a(&[facts.fingerprint])),
-                    },
-                    s.novelty_window as usize,
-                );
-                if stale.points < s.novelty_recovered {
-                    self.novelty.progressed();
-                }
-                let window = s.novelty_window;
-                let quiet = !self.novelty.nudged || self.novelty.since_flag >= window;
-                let stop = s.novelty_stop > 0
-                    && self.novelty.nudged
-                    && self.novelty.since_flag >= window
-                    && stale.points >= s.novelty_stop;
-                // A call that brought back something new is progress: no nudge on it.
-                let nudge = quiet && stale.last > 0 && stale.points >= s.novelty_nudge;
-                if nudge || stop {
-                    self.novelty.flagged();
-                    let action = if stop { Action::Stop } else { Action::Nudge };
-                    let reason = format!(
-                        "no progress: {} of the last {} calls brought back an error or a result already seen",
-                        stale.repeated, stale.window
-                    );
-                    let rank = if stop { 3 } else { 5 };
-                    findings.flag(
-                        EventKind::NoProgress,
-                        action,
-                        reason,
-                        rank,
-                        &kinds,
-                        stale.repeated,
-                    );
-                }
-            }
+            self.no_progress(s, facts, &kinds, &mut findings);
         }
         // The most severe action wins; among equals, the lowest rank.
         findings
@@ -357,6 +316,60 @@ impl Detector {
             .into_iter()
             .min_by_key(|c| (std::cmp::Reverse(c.verdict.action), c.rank))
             .map_or_else(Verdict::proceed, |c| c.verdict)
+    }
+
+    /// The no-progress detector on one call: scores what came back and
+    /// nudges (or, when configured, stops) when the window holds too many
+    /// points. A wait asks for nothing new: it neither brings progress nor
+    /// lacks it, and is not scored.
+    fn no_progress(
+        &mut self,
+        s: &Settings,
+        facts: &StepFacts<'_>,
+        kinds: &[Category],
+        findings: &mut Findings<'_>,
+    ) {
+        if facts.waiting {
+            return;
+        }
+        let stale = self.novelty.push(
+            novelty::Outcome {
+                result: facts.outcome_key,
+                batch: facts.batch,
+                error: facts
+                    .counted
+                    .then(|| crate::classify::fnv1a(&[facts.fingerprint])),
+            },
+            s.novelty_window as usize,
+        );
+        if stale.points < s.novelty_recovered {
+            self.novelty.progressed();
+        }
+        let window = s.novelty_window;
+        let quiet = !self.novelty.nudged || self.novelty.since_flag >= window;
+        let stop = s.novelty_stop > 0
+            && self.novelty.nudged
+            && self.novelty.since_flag >= window
+            && stale.points >= s.novelty_stop;
+        // A call that brought back something new is progress: no nudge on it.
+        let nudge = quiet && stale.last > 0 && stale.points >= s.novelty_nudge;
+        if nudge || stop {
+            self.novelty.flagged();
+            let action = if stop { Action::Stop } else { Action::Nudge };
+            let reason = format!(
+                "no progress: {} of the last {} calls brought back an error or a result already seen",
+                stale.repeated, stale.window
+            );
+            let rank = if stop { 3 } else { 5 };
+            findings.flag(
+                EventKind::NoProgress,
+                action,
+                reason,
+                rank,
+                kinds,
+                stale.repeated,
+            );
+        }
     }
 
     /// Notes a compaction: a storm grows when fewer than `storm-gap` calls
