@@ -83,7 +83,6 @@ fn claude_code_session() {
         "claude-code/session.jsonl",
         Format::ClaudeCode,
         &[
-            compaction(1),
             in_batch(
                 tool(
                     5,

@@ -16,9 +16,11 @@
 //! - A user prompt (a `user` line that is not a tool result, meta line,
 //!   interruption notice or local-command output) after the first is a turn;
 //!   a sidechain prompt never is.
-//! - `compact_boundary` system lines, `isCompactSummary` user lines and
-//!   `summary` lines are compactions; the summary that follows its boundary
-//!   (its `parentUuid`), and a run of `summary` lines, count once.
+//! - `compact_boundary` system lines and `isCompactSummary` user lines are
+//!   compactions; the summary that follows its boundary (its `parentUuid`)
+//!   counts once. A `summary` line is not: it is a session title for
+//!   `/resume` (`summary`, `leafUuid`), and Claude Code writes the titles of
+//!   other sessions into the file it starts (anthropics/claude-code#2597).
 
 use super::common::{Calls, canonical, jsonl, jsonl_object, str_field, text_of};
 use crate::trace::{TraceEvent, TraceLine};
@@ -40,7 +42,6 @@ pub fn import(text: &str) -> Result<Vec<TraceLine>, String> {
     let mut calls = Calls::default();
     let mut seen_prompt = false;
     let mut boundaries: HashSet<String> = HashSet::new();
-    let mut after_summary = false;
     for (line, raw) in jsonl(text) {
         let map = jsonl_object(line, raw)?;
         let kind = str_field(&map, "type").unwrap_or_default();
@@ -100,10 +101,8 @@ pub fn import(text: &str) -> Result<Vec<TraceLine>, String> {
                 }
                 calls.push(line, TraceEvent::Compaction);
             }
-            "summary" if !after_summary => calls.push(line, TraceEvent::Compaction),
             _ => {}
         }
-        after_summary = kind == "summary";
     }
     Ok(calls.finish())
 }
