@@ -202,7 +202,8 @@ const COMMAND_FIELDS: &[&str] = &[
 /// What decides whether two calls are the same call: the arguments without
 /// the `ignored` (bookkeeping) fields ([`Args::call_text`]); for a shell
 /// tool, also without the [`RUN_KNOBS`], and with its command's display
-/// wrappers removed ([`command_core`]). `npx vitest run 2>&1 | tail -30`
+/// wrappers removed ([`command_core`]), also when it is the script of an
+/// argument vector (`["bash", "-lc", "…"]`). `npx vitest run 2>&1 | tail -30`
 /// with a timeout and `npx vitest run` are the same call: an agent that
 /// reruns a command in new wrappers and gets the same output is repeating
 /// itself. A call with no wrappers and no knobs keeps the text it always had.
@@ -218,14 +219,34 @@ pub fn call_identity(tool: &str, args: &Args, ignored: &[&str]) -> String {
         Args::Json(Value::Object(map)) => {
             let mut map = map.clone();
             map.retain(|k, _| !RUN_KNOBS.contains(&k.as_str()));
-            if let Some(key) = COMMAND_FIELDS.iter().find(|k| map.contains_key(**k))
-                && let Some(Value::String(command)) = map.get_mut(*key)
-            {
-                *command = command_core(command);
+            if let Some(key) = COMMAND_FIELDS.iter().find(|k| map.contains_key(**k)) {
+                match map.get_mut(*key) {
+                    Some(Value::String(command)) => *command = command_core(command),
+                    Some(Value::Array(argv)) => {
+                        if let Some(Value::String(script)) = shell_script(argv) {
+                            *script = command_core(script);
+                        }
+                    }
+                    _ => {}
+                }
             }
             Args::Json(Value::Object(map)).call_text(ignored)
         }
         _ => args.call_text(ignored),
+    }
+}
+
+/// The script of a command given as an argument vector that hands it to a
+/// shell: the last of exactly three words, the second `-c` or `-lc`
+/// (`["bash", "-lc", "go test 2>&1"]`, Codex's `shell` tool).
+fn shell_script(argv: &mut [Value]) -> Option<&mut Value> {
+    match argv {
+        [
+            Value::String(_),
+            Value::String(flag),
+            script @ Value::String(_),
+        ] if flag == "-c" || flag == "-lc" => Some(script),
+        _ => None,
     }
 }
 
@@ -859,6 +880,19 @@ mod tests {
             )
         );
         assert_eq!(id("shell", "make 2>&1 | tail -n 20"), "make");
+        // A command given as an argument vector for a shell: its script.
+        assert_eq!(
+            id(
+                "shell",
+                r#"{"command":["bash","-lc","go test ./... 2>&1 | tail -40"],"timeout_ms":120000}"#
+            ),
+            id("shell", r#"{"command":["bash","-lc","go test ./..."]}"#)
+        );
+        // Any other vector is compared as it is.
+        assert_ne!(
+            id("shell", r#"{"command":["go","test","2>&1"]}"#),
+            id("shell", r#"{"command":["go","test"]}"#)
+        );
         // Other fields still count: another working directory is another call.
         assert_ne!(
             id("exec_command", r#"{"cmd":"make","workdir":"/a"}"#),
