@@ -75,9 +75,7 @@ def _fold(family):
         if not d.overrulable[i]:
             out[i] = d.rules_answer(i)
             continue
-        fail, cats = model.score(cols, d.text[i], d.rule_category[i])
-        cats = [s if present[k] else -(1 << 62) for k, s in enumerate(cats)]
-        out[i] = model.combine(d.rule[i], d.rule_category[i], True, d.is_error[i], fail, cats)
+        out[i] = model.answer_with(cols, present, d.text[i], d.rule[i], d.rule_category[i], d.is_error[i])
     return out
 
 

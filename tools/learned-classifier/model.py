@@ -44,17 +44,23 @@ def _svm(C, class_weight):
                      class_weight=class_weight)
 
 
-def train(text_buckets, cat_buckets, labels, config=CONFIG):
+def train(text_buckets, cat_buckets, labels, config=CONFIG, case_weights=None):
     """Float weights: fail_w[N] (failure iff > 0) and cat_w[19][N] (argmax), plus which
-    categories the data had (an absent one can never win)."""
+    categories the data had (an absent one can never win). `case_weights` (mean 1; the shipped
+    training has none) weigh the cases, rescaled to mean 1 over the failures for the category
+    head."""
     labels = np.asarray(labels)
     fail = (labels != "none").astype(int)
+    failed = fail == 1
+    cat_weights = None
+    if case_weights is not None:
+        cat_weights = case_weights[failed] * (failed.sum() / case_weights[failed].sum())
     mb = _svm(config["C_fail"], config["class_weight"])
-    mb.fit(matrix(text_buckets), fail)
+    mb.fit(matrix(text_buckets), fail, sample_weight=case_weights)
     fw = mb.coef_[0].astype(np.float64)
-    Xc = matrix(cat_buckets)[fail == 1]
+    Xc = matrix(cat_buckets)[failed]
     mc = _svm(config["C_cat"], config["class_weight"])
-    mc.fit(Xc, labels[fail == 1])
+    mc.fit(Xc, labels[failed], sample_weight=cat_weights)
     cw = np.zeros((len(CATEGORIES), features.N_BUCKETS), dtype=np.float64)
     present = np.zeros(len(CATEGORIES), dtype=bool)
     for j, cl in enumerate(mc.classes_):
@@ -164,6 +170,14 @@ def argmax(cats):
         if cats[k] > cats[best]:
             best = k
     return best
+
+
+def answer_with(cols, present, text_buckets, rule, rule_category, is_error):
+    """The engine's answer where it consults the layer, with weights `cols` (decode()) trained on
+    data that had the categories in `present`: what leave-one-family-out scores a held-out case by."""
+    fail, cats = score(cols, text_buckets, rule_category)
+    cats = [s if present[k] else -(1 << 62) for k, s in enumerate(cats)]
+    return combine(rule, rule_category, True, is_error, fail, cats)
 
 
 # ---------------------------------------------------------------- combination with the rules

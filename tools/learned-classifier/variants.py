@@ -13,7 +13,7 @@ Variant keys (any combination):
 
 Prints one line: leave-one-family-out accuracy (all, blind rounds) and false failures, then the
 unseen rounds scored by a model trained on every labelled case, and the number of weights.
-Inference and combination are the shipped ones (model.score, model.combine); only training and
+Inference and combination are the shipped ones (model.answer_with); only training and
 the features change.
 """
 import collections
@@ -60,31 +60,14 @@ def _supported(text, cat, families):
 def train(text, cat, labels, families):
     """model.train with the variant's changes: (fail_w, cat_w, present)."""
     text, cat = _supported(text, cat, families)
-    labels = np.asarray(labels)
-    weights = _case_weights(families)
     config = dict(model.CONFIG, **{k: v for k, v in VARIANT.items() if k in ("C_fail", "C_cat")})
-    fail = (labels != "none").astype(int)
-    head = model._svm(config["C_fail"], config["class_weight"])
-    head.fit(model.matrix(text), fail, sample_weight=weights)
-    fw = head.coef_[0].astype(np.float64)
-    failed = fail == 1
-    cat_weights = None if weights is None else weights[failed] * (failed.sum() / weights[failed].sum())
-    head = model._svm(config["C_cat"], config["class_weight"])
-    head.fit(model.matrix(cat)[failed], labels[failed], sample_weight=cat_weights)
-    cw = np.zeros((len(model.CATEGORIES), features.N_BUCKETS))
-    present = np.zeros(len(model.CATEGORIES), dtype=bool)
-    for j, name in enumerate(head.classes_):
-        cw[model.CAT_INDEX[name]] = head.coef_[j]
-        present[model.CAT_INDEX[name]] = True
-    return fw, cw, present
+    return model.train(text, cat, labels, config, _case_weights(families))
 
 
 def _answer(cols, present, text, rule, rule_category, overrulable, is_error):
     if not overrulable:
         return rule_category or "none"
-    fail, cats = model.score(cols, text, rule_category)
-    cats = [s if present[k] else -(1 << 62) for k, s in enumerate(cats)]
-    return model.combine(rule, rule_category, True, is_error, fail, cats)
+    return model.answer_with(cols, present, text, rule, rule_category, is_error)
 
 
 def _weights(fw, cw):
