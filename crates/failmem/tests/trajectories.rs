@@ -6,7 +6,11 @@
 //! `stuck_kind`) and the files it names under `raw/`. Each run is replayed
 //! through a session with the default config, straight from its saved
 //! format. A stuck run is caught when a nudge or a stop comes within 10 tool
-//! calls of `stuck_from`; a run that is not stuck should get neither. The
+//! calls of `stuck_from`; a run that is not stuck should get neither. Calls
+//! are numbered as the label numbers them: replies with no tool call (a
+//! SWE-agent step with an empty action) are left out, unless the label's own
+//! `tool_calls` total shows it counted them (blind set 3's SWE-agent labels
+//! count every trajectory step, as its instructions then said). The
 //! floors in `conformance/trajectories/figures.json` are held per set, with
 //! the files a set may hold that the importers refuse (`max-unreadable`,
 //! default 0).
@@ -29,12 +33,40 @@ fn repo() -> PathBuf {
 }
 
 /// A nudge or a stop: the tool call it came at (a reply with no tool call
-/// counts as the call after it, as the labels count calls), the verdict and
-/// its reason.
+/// counts as the call after it, as the labels count calls), the step it came
+/// at when replies with no tool call are counted too, the verdict and its
+/// reason.
 struct Flag {
     call: u64,
+    step: u64,
     verdict: String,
     reason: String,
+}
+
+/// What a replay gives the scoring: its flags, its tool calls, and its steps
+/// (tool calls and replies with no tool call).
+struct Replayed {
+    flags: Vec<Flag>,
+    calls: u64,
+    steps: u64,
+}
+
+impl Replayed {
+    /// Numbers the flags and the total as the label counts: by steps when
+    /// the label's `tool_calls` is nearer the number of steps than the
+    /// number of tool calls.
+    fn numbered_as(mut self, label: &Value) -> (Vec<Flag>, u64) {
+        let counts_steps = label["tool_calls"]
+            .as_u64()
+            .is_some_and(|n| n.abs_diff(self.steps) < n.abs_diff(self.calls));
+        if !counts_steps {
+            return (self.flags, self.calls);
+        }
+        for flag in &mut self.flags {
+            flag.call = flag.step;
+        }
+        (self.flags, self.steps)
+    }
 }
 
 /// The config runs are replayed with: the default, or
@@ -45,8 +77,8 @@ fn config() -> Config {
         .unwrap_or_default()
 }
 
-/// The nudges and stops of a replay, and the number of tool calls.
-fn flagged(text: &str) -> Result<(Vec<Flag>, u64), String> {
+/// The nudges and stops of a replay, and how many calls and steps it made.
+fn flagged(text: &str) -> Result<Replayed, String> {
     let out = failmem::replay(
         config(),
         text,
@@ -59,6 +91,7 @@ fn flagged(text: &str) -> Result<(Vec<Flag>, u64), String> {
     .map_err(|e| e.to_string())?;
     let mut flags = Vec::new();
     let mut calls = 0;
+    let mut steps = 0;
     for line in out.lines().filter(|l| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
         if v["step"].as_u64().is_none() {
@@ -66,16 +99,22 @@ fn flagged(text: &str) -> Result<(Vec<Flag>, u64), String> {
         }
         let is_call = !v["tool"].as_str().unwrap_or("").is_empty();
         calls += u64::from(is_call);
+        steps += 1;
         let verdict = v["verdict"].as_str().unwrap_or("");
         if verdict == "nudge" || verdict == "stop" {
             flags.push(Flag {
                 call: if is_call { calls } else { calls + 1 },
+                step: steps,
                 verdict: verdict.to_string(),
                 reason: v["reason"].as_str().unwrap_or("").to_string(),
             });
         }
     }
-    Ok((flags, calls))
+    Ok(Replayed {
+        flags,
+        calls,
+        steps,
+    })
 }
 
 #[derive(Debug, Default)]
@@ -108,7 +147,7 @@ fn score(set: &Path, verbose: bool) -> Figures {
         let text = String::from_utf8_lossy(&bytes);
         let stuck = label["stuck"].as_bool().unwrap_or(false);
         let (flags, steps) = match flagged(&text) {
-            Ok(r) => r,
+            Ok(r) => r.numbered_as(&label),
             Err(e) => {
                 f.errors += 1;
                 println!("  {file}: error: {e}");
