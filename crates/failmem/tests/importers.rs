@@ -405,6 +405,64 @@ fn mini_swe_agent_text_actions() {
 }
 
 #[test]
+fn mini_swe_agent_file_of_the_function_call_text_protocol() {
+    check(
+        "mini-swe-agent/function-call-text.traj.json",
+        Format::MiniSweAgent,
+        &[
+            tool(
+                3,
+                "run_bash_cmd",
+                r#"{"command":"ls"}"#,
+                "cli.py\ntests\n",
+                None,
+                None,
+            ),
+            tool(
+                5,
+                "show_file",
+                r#"{"file_path":"cli.py","start_line":"1"}"#,
+                "Error executing 'show_file': TypeError: show_file() got an unexpected keyword argument 'start_line'",
+                None,
+                Some(true),
+            ),
+            tool(
+                7,
+                "",
+                "",
+                "Error during function call: Missing BEGIN_FUNCTION_CALL marker",
+                None,
+                Some(true),
+            ),
+            tool(
+                9,
+                "finish",
+                r#"{"result":"diff --git a/cli.py b/cli.py"}"#,
+                "",
+                None,
+                None,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn mini_swe_agent_file_with_the_run_in_a_context_string() {
+    check(
+        "mini-swe-agent/function-call-text-context.traj.json",
+        Format::MiniSweAgent,
+        &[tool(
+            3,
+            "run_bash_cmd",
+            r#"{"command":"python cli.py ''"}"#,
+            "IndexError: list index out of range\n",
+            None,
+            None,
+        )],
+    );
+}
+
+#[test]
 fn mini_swe_agent_tool_calls() {
     check(
         "mini-swe-agent/v2.traj.json",
@@ -882,7 +940,7 @@ fn mini_swe_agent_errors_name_the_offset() {
         (r#"{"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"arguments": "{}"}}]}]}"#, "offset 94: ", "missing field `name`"),
         (r#"{"messages": [{"role": "assistant", "tool_calls": {}}]}"#, "offset 50: ", "expected a sequence"),
         (r#"{"messages": [{"role": "user", "content": "abc"#, "offset 46: ", "EOF while parsing a string"),
-        (r#"{"messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "----BEGIN_FUNCTION_CALL----\nls"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "----BEGIN_FUNCTION_CALL----\npwd"}]}"#, "message 2: ", "none of the 2 assistant replies holds a ```bash action block"),
+        (r#"{"messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "Action: ls"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "Action: pwd"}]}"#, "message 2: ", "none of the 2 assistant replies holds a ```bash action block"),
         (r#"{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "I'll run the tests"}, {"role": "tool", "content": "run_bash_cmd(args={'command': 'pytest'})"}]}"#, "message 2: ", "1 `tool` results, but no assistant reply has `tool_calls`"),
     ];
     fails(Format::MiniSweAgent, cases);

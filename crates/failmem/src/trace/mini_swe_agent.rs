@@ -24,7 +24,10 @@
 //! `<output>…</output>` is unwrapped. mini-swe-agent records no error flag.
 //! A trace line is the 1-based message number.
 //!
-//! Another agent's action syntax written in this file format is an error,
+//! A run whose replies end in `----BEGIN_FUNCTION_CALL----` calls (the
+//! ReAct agent of Berkeley's CS 294-264, in this file format) is read by
+//! [`function_call_text`], from `messages` or from its `context` string.
+//! Any other agent's action syntax written in this file format is an error,
 //! not a trace: text actions where no reply (of two or more) holds an action
 //! block, which would read as every reply rejected, or `tool` results where
 //! no reply has `tool_calls`, which would read as no calls at all.
@@ -32,6 +35,7 @@
 use super::common::{
     Calls, args_from_json_text, canonical, command_args, json_document, line_number, text_of,
 };
+use super::function_call_text;
 use crate::classify::ToolOutcome;
 use crate::trace::{TraceEvent, TraceLine};
 use serde::Deserialize;
@@ -40,6 +44,10 @@ use serde_json::Value;
 #[derive(Deserialize)]
 struct Trajectory {
     messages: Vec<Message>,
+    /// The whole run as one string, saved by some harnesses of the
+    /// `----BEGIN_FUNCTION_CALL----` protocol instead of `messages`.
+    #[serde(default)]
+    context: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -73,6 +81,25 @@ struct Function {
 pub fn import(text: &str) -> Result<Vec<TraceLine>, String> {
     let trajectory: Trajectory = json_document(text)?;
     let messages = trajectory.messages;
+    if let Some(context) = trajectory.context.as_ref().and_then(Value::as_str)
+        && messages.is_empty()
+        && function_call_text::holds_call(context)
+    {
+        return Ok(function_call_text::import(
+            &function_call_text::context_messages(context),
+        ));
+    }
+    if let Some(texts) = function_call_text_run(&messages) {
+        let protocol: Vec<function_call_text::Message<'_>> = messages
+            .iter()
+            .zip(&texts)
+            .map(|(m, text)| function_call_text::Message {
+                role: &m.role,
+                text,
+            })
+            .collect();
+        return Ok(function_call_text::import(&protocol));
+    }
     let tool_calling = messages
         .iter()
         .any(|m| m.role == "tool" || m.tool_calls.as_ref().is_some_and(|c| !c.is_empty()));
@@ -82,6 +109,24 @@ pub fn import(text: &str) -> Result<Vec<TraceLine>, String> {
     } else {
         text_actions(&messages)
     }
+}
+
+/// The texts of the messages when the run is in the
+/// `----BEGIN_FUNCTION_CALL----` protocol: some reply holds such a call, and
+/// none holds an action block or `tool_calls`.
+fn function_call_text_run(messages: &[Message]) -> Option<Vec<String>> {
+    let texts: Vec<String> = messages.iter().map(|m| text_of(Some(&m.content))).collect();
+    let replies = || {
+        messages
+            .iter()
+            .zip(&texts)
+            .filter(|(m, _)| m.role == "assistant")
+    };
+    let protocol = replies().any(|(_, t)| function_call_text::holds_call(t))
+        && !replies().any(|(m, t)| {
+            !bash_blocks(t).is_empty() || m.tool_calls.as_ref().is_some_and(|c| !c.is_empty())
+        });
+    protocol.then_some(texts)
 }
 
 /// The end of the error for another agent's action syntax written in this

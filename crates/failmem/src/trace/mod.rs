@@ -14,6 +14,7 @@
 mod claude_code;
 mod codex;
 mod common;
+mod function_call_text;
 mod mini_swe_agent;
 mod openhands;
 mod openhands_sdk;
