@@ -720,9 +720,9 @@ pub fn is_wait(tool: &str, args: &Args) -> bool {
 /// redirection), or is `true`, `:`, `exit 0` or comments. An agent that
 /// has run out of things to do says so this way ("Standing by", `true`,
 /// `# waiting for the next task`); such a call brings nothing new whatever
-/// it prints.
-pub fn is_idle(tool: &str, args: &Args) -> bool {
-    if family(tool) != Family::Shell {
+/// it prints. `family` is the tool's ([`family`]).
+pub fn is_idle(family: Family, args: &Args) -> bool {
+    if family != Family::Shell {
         return false;
     }
     let script: Option<Cow<'_, str>> = match args {
@@ -1014,7 +1014,7 @@ mod tests {
 
     #[test]
     fn idle_calls_only_print_literal_text_or_do_nothing() {
-        let idle = |tool: &str, args: &str| is_idle(tool, &Args::parse(args));
+        let idle = |tool: &str, args: &str| is_idle(family(tool), &Args::parse(args));
         assert!(idle(
             "bash",
             r#"{"command":"echo \"Standing by for instructions\""}"#

@@ -318,7 +318,7 @@ impl Session {
             fingerprint: &classification.fingerprint,
             description: &classification.description,
             waiting: tools::is_wait(&obs.tool, &obs.args),
-            idle: tools::is_idle(&obs.tool, &obs.args),
+            idle: tools::is_idle(obs.family, &obs.args),
         };
         let verdict = st.detector.step(&self.settings, &facts, &mut events);
         st.detector.refresh_patterns(&mut events);

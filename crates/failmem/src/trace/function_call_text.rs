@@ -45,6 +45,9 @@ const BEGIN: &str = "----BEGIN_FUNCTION_CALL----";
 const END: &str = "----END_FUNCTION_CALL";
 const ARG: &str = "----ARG----";
 const VALUE: &str = "----VALUE----";
+/// The frame some harnesses put around a tool's output.
+const RESULT_BEGIN: &str = "----TOOL RESULT BEGIN----";
+const RESULT_END: &str = "----TOOL RESULT END----";
 
 /// One message of the protocol: who sent it and its text.
 pub(crate) struct Message<'a> {
@@ -131,11 +134,9 @@ fn parse(text: &str) -> Option<(String, String)> {
 
 /// A result without the harness's frame around the tool's output.
 fn unframed(text: &str) -> &str {
-    if let Some(start) = text.find("----TOOL RESULT BEGIN----") {
-        let inner = &text[start + "----TOOL RESULT BEGIN----".len()..];
-        let inner = inner
-            .find("----TOOL RESULT END----")
-            .map_or(inner, |e| &inner[..e]);
+    if let Some(start) = text.find(RESULT_BEGIN) {
+        let inner = &text[start + RESULT_BEGIN.len()..];
+        let inner = inner.find(RESULT_END).map_or(inner, |e| &inner[..e]);
         return inner.strip_prefix('\n').unwrap_or(inner);
     }
     let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
@@ -157,29 +158,23 @@ fn is_error(message: &Message<'_>) -> bool {
         || (first.starts_with("Tool '") && first.contains("' error:"))
 }
 
-/// The messages of a saved `context` string, each under its
-/// `|MESSAGE(role="…", id=N)|` header, with their 1-based header numbers.
+/// The messages of a saved `context` string, in order, each the text under
+/// its `|MESSAGE(role="…", id=N)|` header line; reading stops at a header
+/// with no closing quote.
 pub(crate) fn context_messages(context: &str) -> Vec<Message<'_>> {
     const HEAD: &str = "|MESSAGE(role=\"";
-    let mut messages = Vec::new();
-    let mut rest = context;
-    let mut next = rest.find(HEAD);
-    while let Some(at) = next {
-        let after = &rest[at + HEAD.len()..];
-        let Some((role, tail)) = after.split_once('"') else {
-            break;
-        };
-        let body = tail.split_once('\n').map_or("", |(_, b)| b);
-        let end = body.find(HEAD);
-        let text = end.map_or(body, |e| &body[..e]);
-        messages.push(Message {
-            role,
-            text: without_rule(text),
-        });
-        rest = body;
-        next = end;
-    }
-    messages
+    context
+        .split(HEAD)
+        .skip(1)
+        .map_while(|chunk| {
+            let (role, header_rest) = chunk.split_once('"')?;
+            let text = header_rest.split_once('\n').map_or("", |(_, b)| b);
+            Some(Message {
+                role,
+                text: without_rule(text),
+            })
+        })
+        .collect()
 }
 
 /// A context message without the next header's rule line (`-----…`) and

@@ -113,20 +113,21 @@ pub fn import(text: &str) -> Result<Vec<TraceLine>, String> {
 
 /// The texts of the messages when the run is in the
 /// `----BEGIN_FUNCTION_CALL----` protocol: some reply holds such a call, and
-/// none holds an action block or `tool_calls`.
+/// none holds an action block or `tool_calls`. A mini-swe-agent run answers
+/// no at its first action.
 fn function_call_text_run(messages: &[Message]) -> Option<Vec<String>> {
-    let texts: Vec<String> = messages.iter().map(|m| text_of(Some(&m.content))).collect();
-    let replies = || {
-        messages
-            .iter()
-            .zip(&texts)
-            .filter(|(m, _)| m.role == "assistant")
-    };
-    let protocol = replies().any(|(_, t)| function_call_text::holds_call(t))
-        && !replies().any(|(m, t)| {
-            !bash_blocks(t).is_empty() || m.tool_calls.as_ref().is_some_and(|c| !c.is_empty())
-        });
-    protocol.then_some(texts)
+    let mut holds_call = false;
+    for reply in messages.iter().filter(|m| m.role == "assistant") {
+        if reply.tool_calls.as_ref().is_some_and(|c| !c.is_empty()) {
+            return None;
+        }
+        let text = text_of(Some(&reply.content));
+        if !bash_blocks(&text).is_empty() {
+            return None;
+        }
+        holds_call |= function_call_text::holds_call(&text);
+    }
+    holds_call.then(|| messages.iter().map(|m| text_of(Some(&m.content))).collect())
 }
 
 /// The end of the error for another agent's action syntax written in this
