@@ -26,6 +26,8 @@ pub struct Config {
     /// Tracked failures kept at once. Default 10; 1 to 1000.
     pub max_failures: Option<u32>,
     /// Identical consecutive failures that trip the breaker. Default 5; 2 to 100.
+    /// Replies with no tool call get twice the room, and a nudge two
+    /// replies before it.
     pub breaker_threshold: Option<u32>,
     /// Consecutive failures that give a nudge. Default 8; 2 to 100.
     pub streak_threshold: Option<u32>,
@@ -60,10 +62,10 @@ pub struct Config {
     /// Calls of a round of 4 or more that may differ in a coarse cycle.
     /// Default 1; 0 to 3.
     pub coarse_cycle_mismatches: Option<u32>,
-    /// Calls the no-progress detector looks back over. Default 15; 5 to 100.
+    /// Calls the no-progress detector looks back over. Default 20; 5 to 100.
     pub novelty_window: Option<u32>,
     /// Points over the window that give a nudge: 2 for each failure whose
-    /// error was seen before, 1 for each result seen before. Default 6; 1 to
+    /// error was seen before, 1 for each result seen before. Default 7; 1 to
     /// twice `novelty-window`.
     pub novelty_nudge: Option<u32>,
     /// Points that give a stop, a window after the nudge; 0 never stops.
@@ -297,7 +299,7 @@ impl Config {
         let novelty_nudge = ranged(
             "novelty-nudge",
             self.novelty_nudge,
-            6,
+            7,
             1,
             novelty_window * 2,
         )?;
@@ -404,7 +406,7 @@ mod tests {
                 s.novelty_stop,
                 s.novelty_recovered
             ),
-            (15, 6, 0, 2)
+            (20, 7, 0, 2)
         );
         assert_eq!((s.storm_gap, s.storm_nudge, s.storm_stop), (3, 3, 5));
         assert_eq!(
@@ -450,7 +452,7 @@ mod tests {
                 ..Config::default()
             },
             Config {
-                novelty_recovered: Some(6),
+                novelty_recovered: Some(7),
                 ..Config::default()
             },
             Config {

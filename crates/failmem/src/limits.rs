@@ -29,7 +29,7 @@ pub const MAX_LEDGER_ENTRIES: usize = 2000;
 /// The longest cycle of calls the loop detector looks for.
 pub const MAX_CYCLE_PERIOD: usize = 20;
 /// Outcomes the no-progress detector looks back over, by default.
-pub const NOVELTY_WINDOW: usize = 15;
+pub const NOVELTY_WINDOW: usize = 20;
 /// The largest allowed `novelty-window`.
 pub const MAX_NOVELTY_WINDOW: usize = 100;
 /// Distinct outcomes the no-progress detector remembers; the oldest go first.

@@ -19,6 +19,15 @@ pub fn room(category: Category, s: &Settings) -> u32 {
     }
 }
 
+/// How long a run of identical failures of `category` grows before the
+/// breaker nudges without tripping: two replies before it trips, for
+/// replies with no tool call, whose run has room for a warning first; no
+/// other category (a run of identical failed calls is nudged by the loop
+/// detector and the streak before the breaker trips).
+pub fn warning(category: Category, s: &Settings) -> Option<u32> {
+    (category == Category::NoToolCall).then(|| room(category, s).saturating_sub(2))
+}
+
 /// The most room any category has: a run never grows this long, since the
 /// breaker trips at its category's room.
 pub fn most_room(s: &Settings) -> u32 {

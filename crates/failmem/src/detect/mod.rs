@@ -152,6 +152,18 @@ impl Detector {
             if self.breaker.count == 1 {
                 self.breaker_batch = facts.batch;
             }
+            if tripped.is_none() && Some(self.breaker.count) == breaker::warning(category, s) {
+                let n = self.breaker.count;
+                let reason = format!("the same error {n} times in a row: {}", facts.description);
+                findings.flag(
+                    EventKind::BreakerTripped,
+                    Action::Nudge,
+                    reason,
+                    6,
+                    &[category],
+                    n,
+                );
+            }
             if let Some(n) = tripped {
                 let reason = format!("the same error {n} times in a row: {}", facts.description);
                 findings
