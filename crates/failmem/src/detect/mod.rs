@@ -140,8 +140,9 @@ impl Detector {
             candidates: Vec::new(),
         };
         // The calls of one batch were all made before any result came back:
-        // the breaker and the streak may nudge within a batch, but stop only
-        // once the model has seen the failures, in a later batch.
+        // the breaker may nudge within a batch, the streak only once its run
+        // reaches a later batch, and both stop only once the model has seen
+        // the failures, in a later batch.
         let later = |first: Option<u64>| facts.batch.is_none() || facts.batch != first;
         if facts.counted
             && let Some(category) = facts.category
@@ -189,8 +190,12 @@ impl Detector {
             // breaker counts a run of them, the streak of failed calls does not.
             let streak = (category != Category::NoToolCall)
                 .then(|| {
-                    self.streak
-                        .failure(category, facts.outcome_key, s.streak_threshold)
+                    self.streak.failure(
+                        category,
+                        facts.outcome_key,
+                        s.streak_threshold,
+                        facts.batch,
+                    )
                 })
                 .flatten();
             if let Some(trip) = streak {
