@@ -19,11 +19,10 @@ pub fn room(category: Category, s: &Settings) -> u32 {
     }
 }
 
-/// How long a run of identical failures of `category` grows before the
-/// breaker nudges without tripping: two replies before it trips, for
-/// replies with no tool call, whose run has room for a warning first; no
-/// other category (a run of identical failed calls is nudged by the loop
-/// detector and the streak before the breaker trips).
+/// The run length at which the breaker warns with a nudge before it trips:
+/// two short of its room for replies with no tool call, which nothing else
+/// nudges first; `None` for every other category, whose repeats the loop
+/// detector and the streak nudge before the breaker trips.
 pub fn warning(category: Category, s: &Settings) -> Option<u32> {
     (category == Category::NoToolCall).then(|| room(category, s).saturating_sub(2))
 }
