@@ -89,6 +89,10 @@ pub struct Detector {
     /// The batch of the call the streak last nudged at.
     #[serde(default)]
     pub nudge_batch: Option<u64>,
+    /// The cycle (period, rounds) the last call's nudge was about: a cycle
+    /// is nudged once per round, not again on each call that extends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_nudged: Option<(u32, u32)>,
 }
 
 /// A candidate verdict and how it ranks.
@@ -300,7 +304,11 @@ impl Detector {
                         cycle_thresholds(s, period),
                     ),
                 };
-                (n >= nudge_at).then_some((kind, what, n, n >= stop_at))
+                let period = match found {
+                    LoopFinding::Cycle { period, .. } => Some(period as u32),
+                    _ => None,
+                };
+                (n >= nudge_at).then_some((kind, what, n, n >= stop_at, period))
             });
             // A coarse cycle speaks only when the exact calls did not.
             let found = found.or_else(|| {
@@ -315,10 +323,17 @@ impl Detector {
                         format!("a cycle of {period} calls (their arguments changing, a result unchanged)"),
                         repetitions,
                         repetitions >= stop_at,
+                        Some(period as u32),
                     )
                 })
             });
-            if let Some((kind, what, n, stop)) = found {
+            // A cycle already nudged at this round is not nudged again on
+            // the calls that carry the same round on.
+            let cycle = found.as_ref().and_then(|f| f.4.map(|p| (p, f.2)));
+            let repeat = cycle.is_some() && cycle == self.cycle_nudged;
+            self.cycle_nudged = cycle;
+            let found = found.filter(|f| f.3 || !repeat);
+            if let Some((kind, what, n, stop, _)) = found {
                 let action = if stop { Action::Stop } else { Action::Nudge };
                 let reason = format!("{what} repeated {n} times in a row");
                 let rank = match (stop, kind) {
