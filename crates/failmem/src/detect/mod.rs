@@ -95,6 +95,16 @@ pub struct Detector {
     pub cycle_nudged: Option<(u32, u32)>,
 }
 
+/// A repeat the loop detector found that reached its nudge: a call, a poll
+/// or a cycle (`period` calls long) repeated `n` times.
+struct Repeat {
+    kind: EventKind,
+    what: String,
+    n: u32,
+    stop: bool,
+    period: Option<u32>,
+}
+
 /// A candidate verdict and how it ranks.
 struct Candidate {
     rank: u8,
@@ -157,9 +167,11 @@ impl Detector {
             if self.breaker.count == 1 {
                 self.breaker_batch = facts.batch;
             }
+            let same_error =
+                |n: u32| format!("the same error {n} times in a row: {}", facts.description);
             if tripped.is_none() && Some(self.breaker.count) == breaker::warning(category, s) {
                 let n = self.breaker.count;
-                let reason = format!("the same error {n} times in a row: {}", facts.description);
+                let reason = same_error(n);
                 findings.flag(
                     EventKind::BreakerTripped,
                     Action::Nudge,
@@ -170,7 +182,7 @@ impl Detector {
                 );
             }
             if let Some(n) = tripped {
-                let reason = format!("the same error {n} times in a row: {}", facts.description);
+                let reason = same_error(n);
                 findings
                     .events
                     .push(Event::plain(EventKind::BreakerTripped, reason.clone()));
@@ -278,12 +290,13 @@ impl Detector {
                 s.coarse_cycle_mismatches,
             );
             let found = exact.and_then(|found| {
-                let (kind, what, n, (nudge_at, stop_at)) = match found {
+                let (kind, what, n, (nudge_at, stop_at), period) = match found {
                     LoopFinding::Same(n) => (
                         EventKind::CallLoop,
                         "the same call with the same result".to_string(),
                         n,
                         (s.loop_nudge_threshold, s.loop_stop_threshold),
+                        None,
                     ),
                     LoopFinding::Polling(n) => (
                         EventKind::CallLoop,
@@ -293,6 +306,7 @@ impl Detector {
                             s.loop_nudge_threshold.saturating_mul(s.polling_factor),
                             s.loop_stop_threshold.saturating_mul(s.polling_factor),
                         ),
+                        None,
                     ),
                     LoopFinding::Cycle {
                         period,
@@ -302,13 +316,16 @@ impl Detector {
                         format!("a cycle of {period} calls"),
                         repetitions,
                         cycle_thresholds(s, period),
+                        Some(period as u32),
                     ),
                 };
-                let period = match found {
-                    LoopFinding::Cycle { period, .. } => Some(period as u32),
-                    _ => None,
-                };
-                (n >= nudge_at).then_some((kind, what, n, n >= stop_at, period))
+                (n >= nudge_at).then_some(Repeat {
+                    kind,
+                    what,
+                    n,
+                    stop: n >= stop_at,
+                    period,
+                })
             });
             // A coarse cycle speaks only when the exact calls did not.
             let found = found.or_else(|| {
@@ -317,23 +334,31 @@ impl Detector {
                     repetitions,
                 } = coarse.filter(|c| s.coarse_cycles && !self.calls.waited_within(c.period))?;
                 let (nudge_at, stop_at) = cycle_thresholds(s, period);
-                (repetitions >= nudge_at).then(|| {
-                    (
-                        EventKind::CallCycle,
-                        format!("a cycle of {period} calls (their arguments changing, a result unchanged)"),
-                        repetitions,
-                        repetitions >= stop_at,
-                        Some(period as u32),
-                    )
+                (repetitions >= nudge_at).then(|| Repeat {
+                    kind: EventKind::CallCycle,
+                    what: format!(
+                        "a cycle of {period} calls (their arguments changing, a result unchanged)"
+                    ),
+                    n: repetitions,
+                    stop: repetitions >= stop_at,
+                    period: Some(period as u32),
                 })
             });
             // A cycle already nudged at this round is not nudged again on
             // the calls that carry the same round on.
-            let cycle = found.as_ref().and_then(|f| f.4.map(|p| (p, f.2)));
-            let repeat = cycle.is_some() && cycle == self.cycle_nudged;
+            let cycle = found
+                .as_ref()
+                .and_then(|r| r.period.map(|period| (period, r.n)));
+            let again = cycle.is_some() && cycle == self.cycle_nudged;
             self.cycle_nudged = cycle;
-            let found = found.filter(|f| f.3 || !repeat);
-            if let Some((kind, what, n, stop, _)) = found {
+            if let Some(Repeat {
+                kind,
+                what,
+                n,
+                stop,
+                ..
+            }) = found.filter(|r| r.stop || !again)
+            {
                 let action = if stop { Action::Stop } else { Action::Nudge };
                 let reason = format!("{what} repeated {n} times in a row");
                 let rank = match (stop, kind) {
