@@ -22,6 +22,9 @@ with status 1 and names every file it could not restore; it never writes a parti
 `source_path` is the exact path in the commit, except in a few early labels, which annotate it:
 `PATH (branch B)`, `branch B: PATH`, `REF:PATH` (a ref with the commit given) and `PATH (line N)`
 (the file is line N of PATH: one history of an OpenHands `output.jsonl`). All four are read here.
+A `source_path` that names a directory of OpenHands V0 event files (`events/0.json`, `1.json`, …)
+gives those events, in id order, as one JSON array (`json.dumps(events, indent=1,
+ensure_ascii=False)`), the form the labeller read.
 """
 from __future__ import annotations
 
@@ -51,6 +54,23 @@ def source(label: dict) -> tuple[str, int | None]:
 
 def git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+
+
+def event_array(git_dir: Path, commit: str, path: str) -> tuple[bytes | None, str | None]:
+    """The event files of an OpenHands V0 `events` directory as one JSON array."""
+    p = git("ls-tree", "--name-only", f"{commit}:{path}", cwd=git_dir)
+    if p.returncode:
+        return None, p.stderr.decode(errors="replace").strip()[:300]
+    names = p.stdout.decode().split()
+    if not names or not all(re.fullmatch(r"\d+\.json", n) for n in names):
+        return None, f"{path} is a directory, not of <n>.json event files"
+    events = []
+    for n in sorted(names, key=lambda n: int(n[: -len(".json")])):
+        q = git("cat-file", "-p", f"{commit}:{path}/{n}", cwd=git_dir)
+        if q.returncode:
+            return None, q.stderr.decode(errors="replace").strip()[:300]
+        events.append(json.loads(q.stdout))
+    return json.dumps(events, indent=1, ensure_ascii=False).encode(), None
 
 
 def repository(cache: Path, repo: str, remote: str, commits: set[str]) -> tuple[Path, str | None]:
@@ -118,16 +138,23 @@ def main() -> int:
                 continue
             git_dir, err = repos[label["source_repo"]]
             path, line = source(label)
+            data = None
             if err is None:
-                p = git("cat-file", "-p", f"{label['source_commit']}:{path}", cwd=git_dir)
-                err = p.stderr.decode(errors="replace").strip()[:300] if p.returncode else None
+                spec = f"{label['source_commit']}:{path}"
+                if git("cat-file", "-t", spec, cwd=git_dir).stdout.strip() == b"tree":
+                    data, err = event_array(git_dir, label["source_commit"], path)
+                else:
+                    p = git("cat-file", "-p", spec, cwd=git_dir)
+                    err = p.stderr.decode(errors="replace").strip()[:300] if p.returncode else None
+                    data = p.stdout
             if err is None and line is not None:
-                lines = p.stdout.splitlines(keepends=True)
+                lines = data.splitlines(keepends=True)
                 err = None if line <= len(lines) else f"{path} has {len(lines)} lines, not {line}"
             if err is not None:
                 failed.append(f"{name}/raw/{label['file']}: {label['source_repo']}: {err}")
                 continue
-            data = p.stdout if line is None else p.stdout.splitlines(keepends=True)[line - 1]
+            if line is not None:
+                data = data.splitlines(keepends=True)[line - 1]
             dst.parent.mkdir(parents=True, exist_ok=True)
             tmp = dst.with_name(dst.name + ".part")
             tmp.write_bytes(data)

@@ -111,3 +111,37 @@ def test_an_unreachable_remote_fails_every_file_of_it(tmp_path):
     assert p.returncode == 1
     assert p.stderr.count("not restored: set1/raw/") == 4
     assert "git fetch file://" in p.stderr
+
+
+def test_an_events_directory_becomes_one_array_in_id_order(tmp_path):
+    repo = tmp_path / "acme+runs"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    events = repo / "sessions" / "s1" / "events"
+    events.mkdir(parents=True)
+    # Ids past 9 sort after 2 by number, not by name; text stays as written (no \\u escapes).
+    for i in (0, 1, 2, 10):
+        (events / f"{i}.json").write_text(json.dumps({"id": i, "message": "é"}), encoding="utf-8")
+    (repo / "sessions" / "s1" / "notes").mkdir()
+    (repo / "sessions" / "s1" / "notes" / "a.txt").write_text("x")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "events")
+    c = git(repo, "rev-parse", "HEAD")
+    rows = [
+        {"file": "openhands/s1.json", "source_path": "sessions/s1/events", "source_commit": c},
+        {"file": "openhands/bad.json", "source_path": "sessions/s1/notes", "source_commit": c},
+    ]
+    d = tmp_path / "labels"
+    d.mkdir()
+    (d / "set1-labels.jsonl").write_text(
+        "".join(json.dumps({"source_repo": "acme/runs", "stuck": False, **r}) + "\n" for r in rows))
+    out = tmp_path / "out"
+    p = restore(out, "--labels", d, "--mirrors", str(tmp_path / "{owner}+{name}" / ".git"))
+    assert p.returncode == 1
+    want = [{"id": i, "message": "é"} for i in (0, 1, 2, 10)]
+    got = (out / "set1/raw/openhands/s1.json").read_bytes()
+    assert got == json.dumps(want, indent=1, ensure_ascii=False).encode()
+    assert "sessions/s1/notes is a directory, not of <n>.json event files" in p.stderr
+    assert not (out / "set1/raw/openhands/bad.json").exists()
