@@ -251,6 +251,57 @@ fn codex_rollout() {
 }
 
 #[test]
+fn codex_web_search_calls() {
+    check(
+        "codex/web-search.jsonl",
+        Format::Codex,
+        &[
+            tool(
+                3,
+                "web_search",
+                r#"{"query":"widget --strict flag release notes","type":"search"}"#,
+                "",
+                None,
+                None,
+            ),
+            tool(
+                4,
+                "web_search",
+                r#"{"type":"open_page","url":"https://example.test/releases"}"#,
+                "",
+                None,
+                None,
+            ),
+            tool(
+                5,
+                "web_search",
+                r#"{"pattern":"--strict","type":"find_in_page","url":"https://example.test/releases"}"#,
+                "",
+                None,
+                None,
+            ),
+            tool(
+                6,
+                "web_search",
+                r#"{"queries":["widget strict","widget 2.3"],"type":"search"}"#,
+                "",
+                None,
+                Some(true),
+            ),
+            tool(7, "web_search", "", "", None, None),
+            tool(
+                8,
+                "exec_command",
+                r#"{"cmd":"widget --version"}"#,
+                "widget 2.3.1\n",
+                Some(0),
+                None,
+            ),
+        ],
+    );
+}
+
+#[test]
 fn codex_legacy_rollout() {
     check(
         "codex/legacy.jsonl",

@@ -10,7 +10,8 @@
 //! are numbered as the label numbers them: replies with no tool call (a
 //! SWE-agent step with an empty action) are left out, unless the label's own
 //! `tool_calls` total shows it counted them (blind set 3's SWE-agent labels
-//! count every trajectory step, as its instructions then said). The
+//! count every trajectory step, as its instructions then said), and so are
+//! Codex's web searches, which the labels' counting rule leaves out. The
 //! floors in `conformance/trajectories/figures.json` are held per set, with
 //! the files a set may hold that the importers refuse (`max-unreadable`,
 //! default 0).
@@ -97,7 +98,10 @@ fn flagged(text: &str) -> Result<Replayed, String> {
         if v["step"].as_u64().is_none() {
             continue;
         }
-        let is_call = !v["tool"].as_str().unwrap_or("").is_empty();
+        // Codex's built-in web searches are calls to the detector, but the
+        // labels count only function, custom-tool and local-shell calls.
+        let tool = v["tool"].as_str().unwrap_or("");
+        let is_call = !tool.is_empty() && tool != "web_search";
         calls += u64::from(is_call);
         steps += 1;
         let verdict = v["verdict"].as_str().unwrap_or("");

@@ -10,6 +10,10 @@
 //!   shell call); `args` the `arguments` JSON made canonical, `{"input": …}`
 //!   for a custom tool, the `action` for a local shell call. `write_stdin`
 //!   polls are calls like any other.
+//! - Each `web_search_call` item (Codex's built-in web search) is a call of
+//!   `web_search` whose `args` is its `action` (`{"type":"search","query":…}`,
+//!   `open_page`, `find_in_page`) made canonical. The rollout keeps no
+//!   results, so its output is empty; a `failed` status is an error.
 //! - The matching `*_output` item (by `call_id`) gives the `output`. A
 //!   JSON envelope `{"output": …, "metadata": {"exit_code": N}}` is unwrapped;
 //!   the unified-exec header (`Chunk ID:`, `Wall time:`, `Process exited with
@@ -131,6 +135,15 @@ fn response_item(calls: &mut Calls, line: u32, item: &Map<String, Value>) -> Res
         "local_shell_call" => {
             let args = item.get("action").map(canonical).unwrap_or_default();
             calls.call(line, id, "local_shell", args);
+        }
+        "web_search_call" => {
+            let args = item.get("action").map(canonical).unwrap_or_default();
+            let index = calls.call(line, None, "web_search", args);
+            if str_field(item, "status") == Some("failed")
+                && let Some(outcome) = calls.outcome(index)
+            {
+                outcome.is_error = Some(true);
+            }
         }
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
             let id = str_field(item, "call_id")
