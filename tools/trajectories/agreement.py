@@ -42,11 +42,14 @@ def verdicts(path):
 
 
 def find(table, set_name, file):
-    """The entry of `file`: the verbose output cuts long names."""
-    for (s, name), v in table.items():
-        if s == set_name and file.startswith(name):
-            return v
-    raise SystemExit(f"no verdict for {set_name}/{file} in the verbose output")
+    """The entry of `file`: the verbose output cuts long names, so a unique
+    prefix will do."""
+    if (set_name, file) in table:
+        return table[(set_name, file)]
+    hits = [v for (s, name), v in table.items() if s == set_name and file.startswith(name)]
+    if len(hits) != 1:
+        raise SystemExit(f"{len(hits)} verdicts for {set_name}/{file} in the verbose output")
+    return hits[0]
 
 
 def caught(flags, stuck_from):
